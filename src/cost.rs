@@ -1,0 +1,259 @@
+//! The cost of each generator against nextval(), measured inside the server.
+//!
+//! Each generator runs as `SELECT count(<call>) FROM generate_series(1, n)`, round after round in
+//! rotating order, and the median round counts. The same query with a constant, `count(1)`, is the
+//! floor no generator can beat; the net cost per call is the time above it.
+
+/// One thing to measure: a label and the SQL expression that calls it once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub generator: String,
+    pub provider: &'static str,
+    pub expr: String,
+}
+
+/// The result for one candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cost {
+    pub generator: String,
+    pub provider: &'static str,
+    pub calls: i64,
+    pub total_ms: f64,
+    pub ns_per_call: f64,
+    pub net_ns_per_call: f64,
+    pub net_vs_nextval: Option<f64>,
+}
+
+pub const FLOOR: &str = "count(1) floor";
+pub const NEXTVAL: &str = "nextval()";
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CostError {
+    #[error("calls must be between 1 and 1000000000, not {0}")]
+    Calls(i64),
+    #[error("rounds must be between 1 and 99, not {0}")]
+    Rounds(i32),
+}
+
+pub fn check(calls: i64, rounds: i32) -> Result<(), CostError> {
+    if !(1..=1_000_000_000).contains(&calls) {
+        return Err(CostError::Calls(calls));
+    }
+    if !(1..=99).contains(&rounds) {
+        return Err(CostError::Rounds(rounds));
+    }
+    Ok(())
+}
+
+/// The median of some timings (the mean of the middle two for an even count).
+pub fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// Turn each candidate's median milliseconds into per-call figures; the floor and nextval()
+/// must be among them.
+pub fn summarize(candidates: &[Candidate], median_ms: &[f64], calls: i64) -> Vec<Cost> {
+    let per_call = |ms: f64| ms * 1e6 / calls as f64;
+    let find = |name: &str| candidates.iter().position(|c| c.generator == name);
+    let floor = find(FLOOR).map(|i| per_call(median_ms[i])).unwrap_or(0.0);
+    let nextval_net = find(NEXTVAL).map(|i| per_call(median_ms[i]) - floor);
+    candidates
+        .iter()
+        .zip(median_ms)
+        .map(|(c, &ms)| {
+            let net = per_call(ms) - floor;
+            Cost {
+                generator: c.generator.clone(),
+                provider: c.provider,
+                calls,
+                total_ms: ms,
+                ns_per_call: per_call(ms),
+                net_ns_per_call: net,
+                net_vs_nextval: match (c.generator.as_str(), nextval_net) {
+                    (FLOOR, _) => None,
+                    (_, Some(n)) if n > 0.0 => Some(net / n),
+                    _ => None,
+                },
+            }
+        })
+        .collect()
+}
+
+impl crate::error::SqlError for CostError {
+    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
+        pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE
+    }
+}
+
+/// The SQL function.
+mod sql {
+    use super::*;
+    use crate::error::OrRaise;
+    use pgrx::prelude::*;
+    use std::time::Instant;
+
+    fn spi_one<T: FromDatum + IntoDatum>(query: &str) -> Option<T> {
+        Spi::get_one::<T>(query).unwrap_or_else(|e| pgrx::error!("keybench: {query}: {e}"))
+    }
+
+    fn candidates(schema: &str) -> Vec<Candidate> {
+        let has = |signature: &str| {
+            spi_one::<bool>(&format!(
+                "SELECT to_regprocedure('{signature}') IS NOT NULL"
+            ))
+            .unwrap_or(false)
+        };
+        let mut list = vec![
+            Candidate {
+                generator: FLOOR.into(),
+                provider: "postgresql",
+                expr: "1".into(),
+            },
+            Candidate {
+                generator: NEXTVAL.into(),
+                provider: "postgresql",
+                expr: format!("nextval('{schema}.keybench_cost_seq')"),
+            },
+            Candidate {
+                generator: "gen_random_uuid()".into(),
+                provider: "postgresql",
+                expr: "pg_catalog.gen_random_uuid()".into(),
+            },
+        ];
+        for builtin in ["uuidv4()", "uuidv7()"] {
+            if has(&format!("pg_catalog.{builtin}")) {
+                list.push(Candidate {
+                    generator: builtin.into(),
+                    provider: "postgresql",
+                    expr: format!("pg_catalog.{builtin}"),
+                });
+            }
+        }
+        let mut ours = vec![
+            "uuidv7()",
+            "uuidv4()",
+            "ulid()",
+            "ulid_monotonic()",
+            "ulid_uuid()",
+            "nanoid()",
+        ];
+        if crate::shmem::snowflake_counter().is_ok() {
+            ours.insert(2, "snowflake_id()");
+        } else {
+            pgrx::notice!(
+                "keybench: snowflake_id() skipped: keybench is not in shared_preload_libraries"
+            );
+        }
+        list.extend(ours.into_iter().map(|f| Candidate {
+            generator: f.into(),
+            provider: "keybench",
+            expr: format!("{schema}.{f}"),
+        }));
+        list
+    }
+
+    fn time_ms(query: &str) -> f64 {
+        let start = Instant::now();
+        spi_one::<i64>(query);
+        start.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// Measure `calls` calls of each generator (keybench's and the server's built-ins) inside the
+    /// server, `rounds` times in rotating order; report the median round per generator, its cost
+    /// per call, the net cost above a `count(1)` floor, and that net cost as a multiple of nextval()'s.
+    #[pg_extern(volatile, parallel_unsafe)]
+    fn keybench_generator_cost(
+        calls: default!(i64, 1000000),
+        rounds: default!(i32, 3),
+    ) -> TableIterator<
+        'static,
+        (
+            name!(generator, String),
+            name!(provider, String),
+            name!(calls, i64),
+            name!(total_ms, f64),
+            name!(ns_per_call, f64),
+            name!(net_ns_per_call, f64),
+            name!(net_vs_nextval, Option<f64>),
+        ),
+    > {
+        check(calls, rounds).or_raise();
+        let schema: String = spi_one(
+            "SELECT quote_ident(n.nspname) FROM pg_extension e \
+             JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'keybench'",
+        )
+        .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"));
+        let list = candidates(&schema);
+        // JIT would add compile time to whichever query crosses its cost threshold first.
+        let jit: String = spi_one("SELECT current_setting('jit')").unwrap_or_default();
+        spi_one::<String>("SELECT set_config('jit', 'off', true)");
+        let mut ms: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds as usize); list.len()];
+        for round in 0..list.len() * rounds as usize {
+            let i = (round + round / list.len()) % list.len();
+            let query = format!(
+                "SELECT count({}) FROM generate_series(1, {calls})",
+                list[i].expr
+            );
+            ms[i].push(time_ms(&query));
+            pgrx::check_for_interrupts!();
+        }
+        spi_one::<String>(&format!(
+            "SELECT set_config('jit', {}, true)",
+            pgrx::spi::quote_literal(&jit)
+        ));
+        let medians: Vec<f64> = ms.iter_mut().map(|m| median(m)).collect();
+        let rows = summarize(&list, &medians, calls).into_iter().map(|c| {
+            (
+                c.generator,
+                c.provider.to_string(),
+                c.calls,
+                c.total_ms,
+                c.ns_per_call,
+                c.net_ns_per_call,
+                c.net_vs_nextval,
+            )
+        });
+        TableIterator::new(rows.collect::<Vec<_>>())
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn net_cost_and_ratio() {
+        let c = |g: &str| Candidate {
+            generator: g.into(),
+            provider: "x",
+            expr: String::new(),
+        };
+        let list = [c(FLOOR), c(NEXTVAL), c("g()")];
+        // 1000 calls: floor 100 ns, nextval 300 ns, g 150 ns per call.
+        let out = summarize(&list, &[0.1, 0.3, 0.15], 1000);
+        assert!((out[1].net_ns_per_call - 200.0).abs() < 1e-9);
+        assert!((out[2].net_ns_per_call - 50.0).abs() < 1e-9);
+        assert!((out[2].net_vs_nextval.unwrap() - 0.25).abs() < 1e-9);
+        assert_eq!(out[0].net_vs_nextval, None);
+        assert_eq!(out[1].net_vs_nextval, Some(1.0));
+    }
+
+    #[test]
+    fn bounds() {
+        assert_eq!(check(0, 3), Err(CostError::Calls(0)));
+        assert_eq!(check(10, 0), Err(CostError::Rounds(0)));
+        assert!(check(10, 3).is_ok());
+    }
+}

@@ -1,0 +1,49 @@
+//! Turning keybench's error types into PostgreSQL ERRORs with a SQLSTATE.
+
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::{PgLogLevel, PgSqlErrorCode};
+
+/// An error that knows its SQLSTATE, and optionally a DETAIL and a HINT.
+pub trait SqlError: std::fmt::Display {
+    fn sqlstate(&self) -> PgSqlErrorCode;
+    fn detail(&self) -> Option<String> {
+        None
+    }
+    fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Raise `e` as an ERROR; does not return.
+pub fn raise<E: SqlError>(e: E) -> ! {
+    let mut report = ErrorReport::new(e.sqlstate(), e.to_string(), "");
+    if let Some(d) = e.detail() {
+        report = report.set_detail(d);
+    }
+    if let Some(h) = e.hint() {
+        report = report.set_hint(h);
+    }
+    report.report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}
+
+/// `result` or the ERROR it carries.
+pub trait OrRaise<T> {
+    fn or_raise(self) -> T;
+}
+
+impl<T, E: SqlError> OrRaise<T> for Result<T, E> {
+    #[inline]
+    fn or_raise(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => raise(e),
+        }
+    }
+}
+
+impl SqlError for crate::rng::RandomError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR
+    }
+}

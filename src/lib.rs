@@ -1,0 +1,55 @@
+//! keybench: primary-key generators and in-server key benchmarks for PostgreSQL.
+//!
+//! - [`uuid`]: UUID v7 (RFC 9562, PostgreSQL 18's method 3, with `shift`), v4, extraction
+//! - [`snowflake`]: 64-bit Snowflake ids from a counter shared by all backends ([`shmem`])
+//! - [`ulid`]: ULID as text or uuid, plain and monotonic, with conversions
+//! - [`nanoid`]: nanoid over any alphabet, without modulo bias
+//! - [`cost`]: the cost of each generator against nextval(), measured in the server
+//! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
+
+use pgrx::prelude::*;
+
+pub mod clock;
+pub mod cost;
+pub mod error;
+pub mod guc;
+pub mod nanoid;
+pub mod rng;
+pub mod shmem;
+pub mod snowflake;
+pub mod ulid;
+pub mod uuid;
+
+::pgrx::pg_module_magic!();
+
+extension_sql!(
+    r#"
+-- keybench_generator_cost() measures nextval() on a regular (WAL-logged) sequence, as an identity
+-- column uses.
+CREATE SEQUENCE keybench_cost_seq;
+GRANT USAGE, UPDATE ON SEQUENCE keybench_cost_seq TO PUBLIC;
+"#,
+    name = "cost_sequence",
+);
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    guc::init();
+    shmem::init();
+    rng::seed_early();
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod tests;
+
+/// Required by `cargo pgrx test`.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        // Preloaded, as the docs recommend for snowflake_id(): it also lets the tests check that
+        // backends forked from a postmaster that loaded keybench do not share random state.
+        vec!["shared_preload_libraries = 'keybench'"]
+    }
+}

@@ -1,0 +1,124 @@
+//! The little shared memory keybench needs: the Snowflake counter every backend draws from.
+//!
+//! With `shared_preload_libraries = 'keybench'` it is a fixed shared-memory struct set up at server
+//! start. Without it, PostgreSQL 17 and later hand out a named dynamic shared memory segment on
+//! first use (the DSM registry); PostgreSQL 16 and older cannot, and snowflake_id() says so.
+
+use crate::snowflake::SnowflakeError;
+use pgrx::pg_sys;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+#[repr(C)]
+pub struct Shared {
+    snowflake: AtomicU64,
+}
+
+const NAME: &std::ffi::CStr = c"keybench";
+
+/// Where this process found the shared struct; set in the postmaster for preloaded servers (and
+/// inherited by every backend), or on first use from the DSM registry.
+static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The counter behind snowflake_id().
+pub fn snowflake_counter() -> Result<&'static AtomicU64, SnowflakeError> {
+    let mut p = SHARED.load(Ordering::Relaxed);
+    if p.is_null() {
+        p = attach()?;
+        SHARED.store(p, Ordering::Relaxed);
+    }
+    // SAFETY: the struct lives in shared memory for the life of the server.
+    Ok(unsafe { &(*p).snowflake })
+}
+
+/// Whether this backend reaches the counter through memory set up at server start.
+pub fn preloaded() -> bool {
+    PRELOADED.load(Ordering::Relaxed)
+}
+
+static PRELOADED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(any(feature = "pg17", feature = "pg18"))]
+fn attach() -> Result<*mut Shared, SnowflakeError> {
+    #[pgrx::pg_guard]
+    unsafe extern "C-unwind" fn init(ptr: *mut std::ffi::c_void) {
+        // SAFETY: the registry hands us size_of::<Shared>() fresh bytes.
+        unsafe {
+            ptr.cast::<Shared>().write(Shared {
+                snowflake: AtomicU64::new(0),
+            })
+        };
+    }
+    let mut found = false;
+    // SAFETY: a plain call into the DSM registry, which takes its own lock.
+    let p = unsafe {
+        pg_sys::GetNamedDSMSegment(NAME.as_ptr(), size_of::<Shared>(), Some(init), &mut found)
+    };
+    Ok(p.cast())
+}
+
+#[cfg(not(any(feature = "pg17", feature = "pg18")))]
+fn attach() -> Result<*mut Shared, SnowflakeError> {
+    Err(SnowflakeError::NotPreloaded(
+        pgrx::pg_sys::PG_MAJORVERSION_NUM,
+    ))
+}
+
+/// Called from `_PG_init`: when loaded through shared_preload_libraries, reserve and set up the
+/// struct at server start.
+pub fn init() {
+    // SAFETY: reading a flag the postmaster sets while loading preloaded libraries.
+    if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        return;
+    }
+    #[cfg(any(feature = "pg13", feature = "pg14"))]
+    unsafe {
+        pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
+    }
+    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+    unsafe {
+        PREV_REQUEST = pg_sys::shmem_request_hook;
+        pg_sys::shmem_request_hook = Some(on_request);
+    }
+    unsafe {
+        PREV_STARTUP = pg_sys::shmem_startup_hook;
+        pg_sys::shmem_startup_hook = Some(on_startup);
+    }
+}
+
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+static mut PREV_REQUEST: Option<unsafe extern "C-unwind" fn()> = None;
+static mut PREV_STARTUP: Option<unsafe extern "C-unwind" fn()> = None;
+
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn on_request() {
+    unsafe {
+        if let Some(prev) = PREV_REQUEST {
+            prev();
+        }
+        pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
+    }
+}
+
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn on_startup() {
+    unsafe {
+        if let Some(prev) = PREV_STARTUP {
+            prev();
+        }
+        // AddinShmemInitLock is fixed LWLock 21 on every supported version (lwlocklist.h).
+        let init_lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
+        pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+        let mut found = false;
+        let p = pg_sys::ShmemInitStruct(NAME.as_ptr(), size_of::<Shared>(), &mut found)
+            .cast::<Shared>();
+        if !found {
+            p.write(Shared {
+                snowflake: AtomicU64::new(0),
+            });
+        }
+        pg_sys::LWLockRelease(init_lock);
+        SHARED.store(p, Ordering::Relaxed);
+        PRELOADED.store(true, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,476 @@
+//! SQL-level tests: everything is called through SQL, as a user would call it.
+//! The extension is installed into `public` here; on PostgreSQL 18 unqualified `uuidv7()` and
+//! `uuidv4()` would be the server's own, so keybench's are always called as `public.uuidv7()`.
+
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+
+    fn one<T: FromDatum + IntoDatum>(sql: &str) -> T {
+        Spi::get_one::<T>(sql)
+            .expect("query failed")
+            .expect("query returned NULL")
+    }
+
+    fn dblink_connect(n: usize) {
+        Spi::run("CREATE EXTENSION IF NOT EXISTS dblink").unwrap();
+        for i in 0..n {
+            Spi::run(&format!(
+                "SELECT dblink_connect('kb{i}', format('dbname=%s user=%s port=%s host=%s', \
+                 current_database(), current_user, current_setting('port'), \
+                 split_part(current_setting('unix_socket_directories'), ',', 1)))"
+            ))
+            .unwrap();
+        }
+    }
+
+    fn dblink_disconnect(n: usize) {
+        for i in 0..n {
+            Spi::run(&format!("SELECT dblink_disconnect('kb{i}')")).unwrap();
+        }
+    }
+
+    // ---- uuidv7: the properties PostgreSQL 18's own regression test checks ----
+
+    #[pg_test]
+    fn uuidv7_values_are_distinct_version_7() {
+        Spi::run("CREATE TEMP TABLE guid1 (guid_field uuid)").unwrap();
+        Spi::run("INSERT INTO guid1 VALUES (public.uuidv7()), (public.uuidv7()), (public.uuidv7(INTERVAL '1 day'))").unwrap();
+        assert_eq!(
+            one::<i64>("SELECT count(DISTINCT guid_field) FROM guid1"),
+            3
+        );
+        assert_eq!(
+            one::<i64>(
+                "SELECT count(*) FROM guid1 WHERE public.uuid_extract_version(guid_field) = 7"
+            ),
+            3
+        );
+    }
+
+    #[pg_test]
+    fn uuidv7_sorts_in_generation_order_within_a_statement() {
+        Spi::run("CREATE TEMP TABLE guid3 (id serial, guid_field uuid)").unwrap();
+        Spi::run("INSERT INTO guid3 (guid_field) VALUES ('00000000-0000-0000-0000-000000000000')")
+            .unwrap();
+        Spi::run(
+            "INSERT INTO guid3 (guid_field) SELECT public.uuidv7() FROM generate_series(1, 10)",
+        )
+        .unwrap();
+        Spi::run("INSERT INTO guid3 (guid_field) VALUES ('ffffffff-ffff-ffff-ffff-ffffffffffff')")
+            .unwrap();
+        assert_eq!(
+            one::<String>("SELECT array_agg(id ORDER BY guid_field)::text FROM guid3"),
+            "{1,2,3,4,5,6,7,8,9,10,11,12}"
+        );
+    }
+
+    #[pg_test]
+    fn uuidv7_a_million_consecutive_values_strictly_increase() {
+        let out_of_order = one::<i64>(
+            "SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev \
+             FROM (SELECT n, public.uuidv7() AS id FROM generate_series(1, 1000000) n) s) t \
+             WHERE prev >= id",
+        );
+        assert_eq!(out_of_order, 0);
+    }
+
+    #[pg_test]
+    fn uuidv7_strictly_increases_when_the_clock_steps_back() {
+        Spi::run("CREATE TEMP TABLE ids AS SELECT n, public.uuidv7() AS id FROM generate_series(1, 1000) n").unwrap();
+        Spi::run("SET LOCAL keybench.clock_skew_ms = '-60s'").unwrap();
+        Spi::run("INSERT INTO ids SELECT n, public.uuidv7() FROM generate_series(1001, 2000) n")
+            .unwrap();
+        let out_of_order = one::<i64>(
+            "SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) t WHERE prev >= id",
+        );
+        assert_eq!(out_of_order, 0);
+    }
+
+    #[pg_test]
+    fn uuidv7_shift_never_overflows_or_decreases_from_1970_to_10888() {
+        let decreasing = one::<i64>(
+            "WITH uuidts AS (
+               SELECT y, ts, lag(ts) OVER (ORDER BY y) AS prev_ts
+               FROM (SELECT y, public.uuid_extract_timestamp(public.uuidv7((y || ' years')::interval)) AS ts
+                     FROM generate_series(1970 - extract(year from now())::int,
+                                          10888 - extract(year from now())::int) y) s)
+             SELECT count(*) FROM uuidts WHERE ts < prev_ts",
+        );
+        assert_eq!(decreasing, 0);
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_timestamp(public.uuidv7('1000 years'::interval)) > now() + '999 years'::interval"
+        ));
+    }
+
+    #[pg_test]
+    fn uuidv7_shift_is_calendar_arithmetic() {
+        // The timestamp is clock + shift as timestamptz + interval computes it (months and days in
+        // calendar terms), between the clock read just before and just after the call.
+        let all = one::<bool>(
+            "SELECT bool_and(public.uuid_extract_timestamp(u) BETWEEN date_trunc('milliseconds', b + i) AND a + i)
+             FROM (SELECT clock_timestamp() AS b, public.uuidv7(i) AS u, clock_timestamp() AS a, i
+                   FROM (VALUES (interval '1 month'), (interval '-13 months 3 days'), (interval '2 years 5 hours'),
+                                (interval '-3 days -4 hours'), (interval '0')) v(i)) s",
+        );
+        assert!(all);
+    }
+
+    #[pg_test(error = "timestamp out of range for UUID version 7")]
+    fn uuidv7_shift_before_1970_is_an_error() {
+        Spi::run("SELECT public.uuidv7('-1000 years'::interval)").unwrap();
+    }
+
+    #[pg_test(error = "timestamp out of range for UUID version 7")]
+    fn uuidv7_shift_beyond_48_bits_is_an_error() {
+        Spi::run("SELECT public.uuidv7('9000 years'::interval)").unwrap();
+    }
+
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    #[pg_test(error = "interval out of range for UUID version 7")]
+    fn uuidv7_infinite_shift_is_an_error() {
+        Spi::run("SELECT public.uuidv7('infinity'::interval)").unwrap();
+    }
+
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    #[pg_test(error = "interval out of range for UUID version 7")]
+    fn uuidv7_negative_infinite_shift_is_an_error() {
+        Spi::run("SELECT public.uuidv7('-infinity'::interval)").unwrap();
+    }
+
+    #[pg_test]
+    fn extraction_from_rfc9562_examples() {
+        assert_eq!(
+            one::<i16>(
+                "SELECT public.uuid_extract_version('11111111-1111-5111-8111-111111111111')"
+            ),
+            5
+        );
+        assert_eq!(
+            one::<i16>("SELECT public.uuid_extract_version(gen_random_uuid())"),
+            4
+        );
+        assert_eq!(
+            one::<i16>("SELECT public.uuid_extract_version(public.uuidv4())"),
+            4
+        );
+        assert_eq!(
+            one::<i16>("SELECT public.uuid_extract_version(public.uuidv7())"),
+            7
+        );
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_version('11111111-1111-1111-1111-111111111111') IS NULL"
+        ));
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_timestamp('C232AB00-9414-11EC-B3C8-9F6BDECED846') \
+             = 'Tuesday, February 22, 2022 2:22:22.00 PM GMT+05:00'"
+        ));
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') \
+             = 'Tuesday, February 22, 2022 2:22:22.00 PM GMT+05:00'"
+        ));
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_timestamp(gen_random_uuid()) IS NULL"
+        ));
+        assert!(one::<bool>(
+            "SELECT public.uuid_extract_timestamp('11111111-1111-1111-1111-111111111111') IS NULL"
+        ));
+    }
+
+    #[pg_test]
+    fn uuidv7_timestamp_is_now() {
+        assert!(one::<bool>(
+            "SELECT abs(extract(epoch FROM public.uuid_extract_timestamp(public.uuidv7()) - clock_timestamp())) < 1"
+        ));
+    }
+
+    #[cfg(feature = "pg18")]
+    #[pg_test]
+    fn extraction_equals_postgresql_18_for_any_input() {
+        // md5 gives 128 arbitrary bits: every version nibble and variant occurs.
+        let (mismatches, with_ts) = Spi::get_two::<i64, i64>(
+            "SELECT count(*) FILTER (WHERE public.uuid_extract_version(u) IS DISTINCT FROM pg_catalog.uuid_extract_version(u)
+                                     OR public.uuid_extract_timestamp(u) IS DISTINCT FROM pg_catalog.uuid_extract_timestamp(u)),
+                    count(pg_catalog.uuid_extract_timestamp(u))
+             FROM (SELECT md5(i::text || random()::text)::uuid AS u FROM generate_series(1, 200000) i) s",
+        )
+        .unwrap();
+        assert_eq!(mismatches, Some(0));
+        assert!(
+            with_ts.unwrap() > 5000,
+            "versions 1 and 7 were among the inputs"
+        );
+        let mismatches = one::<i64>(
+            "SELECT count(*) FROM (SELECT public.uuidv7() AS u, pg_catalog.uuidv7() AS n FROM generate_series(1, 1000)) s
+             WHERE public.uuid_extract_version(n) <> 7 OR pg_catalog.uuid_extract_timestamp(u) <> public.uuid_extract_timestamp(u)
+                OR abs(extract(epoch FROM pg_catalog.uuid_extract_timestamp(u) - pg_catalog.uuid_extract_timestamp(n))) > 1",
+        );
+        assert_eq!(mismatches, 0);
+    }
+
+    #[pg_test]
+    fn uuidv4_is_random_version_4() {
+        assert_eq!(
+            one::<i64>(
+                "SELECT count(DISTINCT u) FROM (SELECT public.uuidv4() u FROM generate_series(1, 100000)) s \
+                 WHERE public.uuid_extract_version(u) = 4"
+            ),
+            100_000
+        );
+    }
+
+    #[pg_test]
+    fn random_state_is_not_shared_by_backends_forked_from_a_preloading_postmaster() {
+        assert!(one::<String>("SHOW shared_preload_libraries").contains("keybench"));
+        dblink_connect(4);
+        let distinct = one::<i64>(
+            "SELECT count(DISTINCT u) FROM (
+               SELECT u FROM dblink('kb0', 'SELECT public.uuidv4()::text') AS t(u text)
+               UNION ALL SELECT u FROM dblink('kb1', 'SELECT public.uuidv4()::text') AS t(u text)
+               UNION ALL SELECT u FROM dblink('kb2', 'SELECT public.nanoid()') AS t(u text)
+               UNION ALL SELECT u FROM dblink('kb3', 'SELECT public.nanoid()') AS t(u text)) s",
+        );
+        dblink_disconnect(4);
+        assert_eq!(distinct, 4);
+    }
+
+    // ---- snowflake_id ----
+
+    #[pg_test]
+    fn snowflake_parts() {
+        Spi::run("SET LOCAL keybench.node_id = 5").unwrap();
+        let (node, seq) = Spi::get_two::<i32, i32>(
+            "SELECT public.snowflake_node(id), public.snowflake_sequence(id) FROM (SELECT public.snowflake_id() id) s",
+        )
+        .unwrap();
+        assert_eq!(node, Some(5));
+        assert!((0..4096).contains(&seq.unwrap()));
+        assert!(one::<bool>(
+            "SELECT abs(extract(epoch FROM public.snowflake_timestamp(public.snowflake_id()) - clock_timestamp())) < 1"
+        ));
+        // 2^22 is timestamp 1 ms after the epoch, node 0, sequence 0.
+        assert_eq!(
+            one::<String>("SELECT public.snowflake_timestamp(4194304) AT TIME ZONE 'UTC' || ''"),
+            "2010-11-04 01:42:54.658"
+        );
+    }
+
+    #[pg_test(
+        error = "1024 is outside the valid range for parameter \"keybench.node_id\" (0 .. 1023)"
+    )]
+    fn snowflake_node_id_is_validated() {
+        Spi::run("SET keybench.node_id = 1024").unwrap();
+    }
+
+    #[pg_test(error = "invalid snowflake id -1: ids are non-negative")]
+    fn snowflake_negative_id_is_an_error() {
+        Spi::run("SELECT public.snowflake_node(-1)").unwrap();
+    }
+
+    #[pg_test]
+    fn snowflake_strictly_increases_past_4096_per_ms_and_when_the_clock_steps_back() {
+        Spi::run("CREATE TEMP TABLE ids AS SELECT n, public.snowflake_id() AS id FROM generate_series(1, 100000) n").unwrap();
+        Spi::run("SET LOCAL keybench.clock_skew_ms = '-60s'").unwrap();
+        Spi::run("INSERT INTO ids SELECT n, public.snowflake_id() FROM generate_series(100001, 110000) n").unwrap();
+        let out_of_order = one::<i64>(
+            "SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) t WHERE prev >= id",
+        );
+        assert_eq!(out_of_order, 0);
+        // 100,000 ids in far fewer milliseconds: some millisecond was full and borrowed the next.
+        assert!(one::<i64>("SELECT max(public.snowflake_sequence(id)) FROM ids") > 0);
+    }
+
+    #[pg_test]
+    fn snowflake_unique_across_four_concurrent_backends() {
+        dblink_connect(4);
+        for i in 0..4 {
+            Spi::run(&format!(
+                "SELECT dblink_send_query('kb{i}', 'SELECT public.snowflake_id() FROM generate_series(1, 250000)')"
+            ))
+            .unwrap();
+        }
+        Spi::run(
+            "CREATE TEMP TABLE ids AS
+               SELECT 0 AS conn, id FROM dblink_get_result('kb0') AS t(id bigint)
+               UNION ALL SELECT 1, id FROM dblink_get_result('kb1') AS t(id bigint)
+               UNION ALL SELECT 2, id FROM dblink_get_result('kb2') AS t(id bigint)
+               UNION ALL SELECT 3, id FROM dblink_get_result('kb3') AS t(id bigint)",
+        )
+        .unwrap();
+        dblink_disconnect(4);
+        assert_eq!(one::<i64>("SELECT count(*) FROM ids"), 1_000_000);
+        assert_eq!(one::<i64>("SELECT count(DISTINCT id) FROM ids"), 1_000_000);
+        // The backends really ran at the same time: in id order, the owner changes many times.
+        let switches = one::<i64>(
+            "SELECT count(*) FROM (SELECT conn, lag(conn) OVER (ORDER BY id) AS prev FROM ids) t WHERE conn <> prev",
+        );
+        assert!(
+            switches > 3,
+            "ids of the four backends interleave ({switches} switches)"
+        );
+    }
+
+    // ---- ULID ----
+
+    #[pg_test]
+    fn ulid_spec_example_and_round_trips() {
+        assert_eq!(
+            one::<String>("SELECT public.ulid_to_uuid('01ARZ3NDEKTSV4RRFFQ69G5FAV')::text"),
+            "01563e3a-b5d3-d676-4c61-efb99302bd5b"
+        );
+        assert_eq!(
+            one::<String>("SELECT public.uuid_to_ulid('01563e3a-b5d3-d676-4c61-efb99302bd5b')"),
+            "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+        );
+        assert_eq!(
+            one::<String>("SELECT public.ulid_to_uuid('01arz3ndektsv4rrffq69g5fav')::text"),
+            "01563e3a-b5d3-d676-4c61-efb99302bd5b"
+        );
+        assert!(one::<bool>(
+            "SELECT public.ulid_extract_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV') = '2016-07-30 23:54:10.259+00'"
+        ));
+        assert_eq!(
+            one::<i64>(
+                "SELECT count(*) FROM (SELECT public.ulid() u, gen_random_uuid() g FROM generate_series(1, 20000)) s \
+                 WHERE public.uuid_to_ulid(public.ulid_to_uuid(u)) <> u \
+                    OR public.ulid_to_uuid(public.uuid_to_ulid(g)) <> g OR length(u) <> 26"
+            ),
+            0
+        );
+        assert_eq!(
+            one::<String>("SELECT public.uuid_to_ulid('ffffffff-ffff-ffff-ffff-ffffffffffff')"),
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+        );
+    }
+
+    #[pg_test]
+    fn ulid_time_and_order() {
+        assert!(one::<bool>(
+            "SELECT abs(extract(epoch FROM public.ulid_extract_timestamp(public.ulid()) - clock_timestamp())) < 1"
+        ));
+        assert!(one::<bool>(
+            "SELECT abs(extract(epoch FROM public.ulid_extract_timestamp(public.uuid_to_ulid(public.ulid_uuid())) - clock_timestamp())) < 1"
+        ));
+        // The monotonic generator strictly increases, as text and as uuid; text order is uuid order.
+        let out_of_order = one::<i64>(
+            "SELECT count(*) FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev
+               FROM (SELECT n, public.ulid_monotonic() AS u FROM generate_series(1, 100000) n) s) t
+             WHERE prev COLLATE \"C\" >= u COLLATE \"C\" OR public.ulid_to_uuid(prev) >= public.ulid_to_uuid(u)",
+        );
+        assert_eq!(out_of_order, 0);
+        let out_of_order = one::<i64>(
+            "SELECT count(*) FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev
+               FROM (SELECT n, public.ulid_monotonic_uuid() AS u FROM generate_series(1, 100000) n) s) t
+             WHERE prev >= u",
+        );
+        assert_eq!(out_of_order, 0);
+    }
+
+    #[pg_test(error = "invalid ULID \"01ARZ3NDEK\": must be 26 characters, not 10")]
+    fn ulid_wrong_length_is_an_error() {
+        Spi::run("SELECT public.ulid_to_uuid('01ARZ3NDEK')").unwrap();
+    }
+
+    #[pg_test(
+        error = "invalid ULID \"01ARZ3NDEKTSV4RRFFQ69G5FAU\": character 'U' at position 26 is not Crockford base32"
+    )]
+    fn ulid_bad_character_is_an_error() {
+        Spi::run("SELECT public.ulid_to_uuid('01ARZ3NDEKTSV4RRFFQ69G5FAU')").unwrap();
+    }
+
+    #[pg_test(
+        error = "invalid ULID \"80000000000000000000000000\": value exceeds the largest ULID 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+    )]
+    fn ulid_overflow_is_an_error() {
+        Spi::run("SELECT public.ulid_to_uuid('80000000000000000000000000')").unwrap();
+    }
+
+    // ---- nanoid ----
+
+    #[pg_test]
+    fn nanoid_default_shape() {
+        assert_eq!(
+            one::<i64>(
+                "SELECT count(*) FROM (SELECT public.nanoid() id FROM generate_series(1, 10000)) s \
+                 WHERE length(id) = 21 AND id ~ '^[A-Za-z0-9_-]+$'"
+            ),
+            10_000
+        );
+        assert_eq!(one::<i32>("SELECT length(public.nanoid(5, 'αβγ'))"), 5);
+        assert_eq!(one::<String>("SELECT public.nanoid(3, 'x')"), "xxx");
+        assert_eq!(one::<i32>("SELECT length(public.nanoid(size => 64))"), 64);
+    }
+
+    #[pg_test]
+    fn nanoid_symbol_frequencies_within_5_percent() {
+        for (alphabet, symbols) in [
+            ("DEFAULT", 64),
+            ("'0123456789abcdefghijklmnopqrstuvwxyz_'", 37),
+        ] {
+            let call = if alphabet == "DEFAULT" {
+                "public.nanoid()".to_string()
+            } else {
+                format!("public.nanoid(21, {alphabet})")
+            };
+            let (n, worst) = Spi::get_two::<i64, f64>(&format!(
+                "SELECT count(*), max(abs(c - 100000 * 21.0 / {symbols}) / (100000 * 21.0 / {symbols}))::float8
+                 FROM (SELECT ch, count(*) c FROM (SELECT regexp_split_to_table({call}, '') ch
+                                                   FROM generate_series(1, 100000)) s GROUP BY ch) t"
+            ))
+            .unwrap();
+            assert_eq!(n, Some(symbols));
+            assert!(
+                worst.unwrap() < 0.05,
+                "{alphabet}: worst deviation {worst:?}"
+            );
+        }
+    }
+
+    #[pg_test(error = "nanoid size must be between 1 and 1048576, not 0")]
+    fn nanoid_size_zero_is_an_error() {
+        Spi::run("SELECT public.nanoid(0)").unwrap();
+    }
+
+    #[pg_test(error = "nanoid alphabet must not be empty")]
+    fn nanoid_empty_alphabet_is_an_error() {
+        Spi::run("SELECT public.nanoid(10, '')").unwrap();
+    }
+
+    #[pg_test(error = "nanoid alphabet has the symbol \"a\" more than once")]
+    fn nanoid_duplicate_symbol_is_an_error() {
+        Spi::run("SELECT public.nanoid(10, 'abca')").unwrap();
+    }
+
+    #[pg_test(error = "nanoid alphabet has 256 symbols; at most 255 are allowed")]
+    fn nanoid_too_many_symbols_is_an_error() {
+        Spi::run("SELECT public.nanoid(10, (SELECT string_agg(chr(256 + i), '') FROM generate_series(0, 255) i))")
+            .unwrap();
+    }
+
+    // ---- generator cost ----
+
+    #[pg_test]
+    fn generator_cost_reports_every_generator() {
+        let rows = one::<i64>("SELECT count(*) FROM public.keybench_generator_cost(20000, 1)");
+        // floor, nextval, gen_random_uuid, 7 of keybench's, and uuidv4/uuidv7 where the server has them.
+        let expected = if cfg!(feature = "pg18") { 12 } else { 10 };
+        assert_eq!(rows, expected);
+        assert!(one::<bool>(
+            "SELECT bool_and(ns_per_call > 0 AND calls = 20000) FROM public.keybench_generator_cost(20000, 1)"
+        ));
+        assert_eq!(
+            one::<f64>("SELECT net_vs_nextval FROM public.keybench_generator_cost(20000, 1) WHERE generator = 'nextval()'"),
+            1.0
+        );
+        // jit is restored afterwards.
+        assert_eq!(
+            one::<String>("SELECT current_setting('jit')"),
+            one::<String>("SELECT reset_val FROM pg_settings WHERE name = 'jit'")
+        );
+    }
+
+    #[pg_test(error = "calls must be between 1 and 1000000000, not 0")]
+    fn generator_cost_rejects_zero_calls() {
+        Spi::run("SELECT * FROM public.keybench_generator_cost(0)").unwrap();
+    }
+}

@@ -1,0 +1,330 @@
+//! ULID (https://github.com/ulid/spec): 48-bit Unix milliseconds and 80 random bits, written as
+//! 26 characters of Crockford's base32, or stored as the same 128 bits in a uuid column.
+
+const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const RANDOM_BITS: u32 = 80;
+const RANDOM_MASK: u128 = (1 << RANDOM_BITS) - 1;
+pub const MAX_TIMESTAMP_MS: u64 = (1 << 48) - 1;
+pub const TEXT_LEN: usize = 26;
+
+/// Decoding table: the value of each (case-insensitive) symbol, 0xff for anything else.
+const DECODE: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 32 {
+        let c = ALPHABET[i];
+        t[c as usize] = i as u8;
+        t[c.to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UlidError {
+    #[error("invalid ULID \"{text}\": must be 26 characters, not {len}")]
+    Length { text: String, len: usize },
+    #[error("invalid ULID \"{text}\": character {ch:?} at position {pos} is not Crockford base32")]
+    Symbol { text: String, ch: char, pos: usize },
+    #[error("invalid ULID \"{text}\": value exceeds the largest ULID 7ZZZZZZZZZZZZZZZZZZZZZZZZZ")]
+    Overflow { text: String },
+    #[error("ULID random component overflowed within millisecond {ms}")]
+    MonotonicOverflow { ms: u64 },
+    #[error("timestamp out of range for ULID: {ms} ms after the Unix epoch")]
+    TimestampOutOfRange { ms: i64 },
+}
+
+/// The 128-bit ULID for `ms` and 80 random bits.
+#[inline]
+pub fn from_parts(ms: u64, random: u128) -> u128 {
+    ((ms as u128) << RANDOM_BITS) | (random & RANDOM_MASK)
+}
+
+/// The millisecond timestamp of a ULID.
+#[inline]
+pub fn timestamp_ms(v: u128) -> u64 {
+    (v >> RANDOM_BITS) as u64
+}
+
+/// 26 characters of Crockford base32, most significant first (the first encodes 3 bits).
+#[inline]
+pub fn encode(v: u128) -> [u8; TEXT_LEN] {
+    let mut out = [0u8; TEXT_LEN];
+    for (i, c) in out.iter_mut().enumerate() {
+        let shift = 5 * (TEXT_LEN - 1 - i);
+        *c = ALPHABET[((v >> shift) & 0x1f) as usize];
+    }
+    out
+}
+
+/// Parse the text form. Case-insensitive; the symbols I, L, O and U are not part of the alphabet.
+pub fn decode(text: &str) -> Result<u128, UlidError> {
+    let len = text.chars().count();
+    if len != TEXT_LEN {
+        return Err(UlidError::Length {
+            text: text.into(),
+            len,
+        });
+    }
+    let mut v: u128 = 0;
+    let mut first = 0;
+    for (i, ch) in text.chars().enumerate() {
+        let d = if ch.is_ascii() {
+            DECODE[ch as usize]
+        } else {
+            0xff
+        };
+        if d == 0xff {
+            return Err(UlidError::Symbol {
+                text: text.into(),
+                ch,
+                pos: i + 1,
+            });
+        }
+        if i == 0 {
+            first = d;
+        }
+        v = (v << 5) | d as u128;
+    }
+    if first > 7 {
+        return Err(UlidError::Overflow { text: text.into() });
+    }
+    Ok(v)
+}
+
+/// The spec's monotonic generator: within one millisecond (or while the clock is behind the last
+/// id) the next id is the previous one plus one; a carry out of the 80 random bits is an error.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Monotonic {
+    last: u128,
+}
+
+impl Monotonic {
+    pub const fn new() -> Self {
+        Monotonic { last: 0 }
+    }
+
+    /// The next id at `now_ms`, using `random` if the millisecond is new.
+    pub fn next(&mut self, now_ms: u64, random: u128) -> Result<u128, UlidError> {
+        let last_ms = timestamp_ms(self.last);
+        let v = if self.last != 0 && now_ms <= last_ms {
+            if self.last & RANDOM_MASK == RANDOM_MASK {
+                return Err(UlidError::MonotonicOverflow { ms: last_ms });
+            }
+            self.last + 1
+        } else {
+            from_parts(now_ms, random)
+        };
+        self.last = v;
+        Ok(v)
+    }
+}
+
+/// Unix milliseconds for a clock reading in nanoseconds, checked against the 48-bit field.
+pub fn ms_from_ns(ns: i64) -> Result<u64, UlidError> {
+    let ms = ns.div_euclid(1_000_000);
+    if ms < 0 || ms as u64 > MAX_TIMESTAMP_MS {
+        return Err(UlidError::TimestampOutOfRange { ms });
+    }
+    Ok(ms as u64)
+}
+
+impl crate::error::SqlError for UlidError {
+    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
+        use pgrx::PgSqlErrorCode::*;
+        match self {
+            UlidError::Length { .. } | UlidError::Symbol { .. } => {
+                ERRCODE_INVALID_TEXT_REPRESENTATION
+            }
+            UlidError::Overflow { .. } => ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+            UlidError::MonotonicOverflow { .. } => ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+            UlidError::TimestampOutOfRange { .. } => ERRCODE_DATETIME_FIELD_OVERFLOW,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            UlidError::Symbol { .. } => {
+                Some("ULIDs use the symbols 0-9 and A-Z without I, L, O and U.".into())
+            }
+            UlidError::MonotonicOverflow { .. } => Some(
+                "More than 2^80 ids in one millisecond is not possible; use ulid() instead.".into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// The SQL functions.
+mod sql {
+    use super::*;
+    use crate::error::OrRaise;
+    use crate::rng::with_rng;
+    use pgrx::prelude::*;
+    use rand::Rng;
+    use std::cell::Cell;
+
+    thread_local! {
+        static MONOTONIC: Cell<Monotonic> = const { Cell::new(Monotonic::new()) };
+    }
+
+    #[inline]
+    fn now_ms() -> u64 {
+        ms_from_ns(crate::clock::now_ns()).or_raise()
+    }
+
+    #[inline]
+    fn random80() -> u128 {
+        with_rng(|r| ((r.next_u64() as u128) << 64 | r.next_u64() as u128) & RANDOM_MASK)
+    }
+
+    #[inline]
+    fn text_of(v: u128) -> String {
+        // The alphabet is ASCII.
+        String::from_utf8_lossy(&encode(v)).into_owned()
+    }
+
+    fn next_monotonic() -> u128 {
+        let ms = now_ms();
+        let random = random80();
+        MONOTONIC.with(|c| {
+            let mut m = c.get();
+            let v = m.next(ms, random);
+            c.set(m);
+            v.or_raise()
+        })
+    }
+
+    /// Generate a ULID as 26 characters of Crockford base32 (48-bit ms time, 80 random bits).
+    #[pg_extern(volatile, parallel_safe)]
+    fn ulid() -> String {
+        text_of(from_parts(now_ms(), random80()))
+    }
+
+    /// Generate a monotonic ULID: within a millisecond each id is the previous one plus one
+    /// (per the ULID spec), so ids from one session are strictly increasing.
+    #[pg_extern(volatile, parallel_restricted)]
+    fn ulid_monotonic() -> String {
+        text_of(next_monotonic())
+    }
+
+    /// Generate a ULID as a uuid (the same 128 bits), for a native 16-byte uuid column.
+    #[pg_extern(volatile, parallel_safe)]
+    fn ulid_uuid() -> pgrx::Uuid {
+        pgrx::Uuid::from_bytes(from_parts(now_ms(), random80()).to_be_bytes())
+    }
+
+    /// The monotonic ULID generator's next id, as a uuid.
+    #[pg_extern(volatile, parallel_restricted)]
+    fn ulid_monotonic_uuid() -> pgrx::Uuid {
+        pgrx::Uuid::from_bytes(next_monotonic().to_be_bytes())
+    }
+
+    /// Convert ULID text (case-insensitive) to a uuid with the same 128 bits.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_to_uuid(ulid: &str) -> pgrx::Uuid {
+        pgrx::Uuid::from_bytes(decode(ulid).or_raise().to_be_bytes())
+    }
+
+    /// Convert a uuid to the ULID text with the same 128 bits.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn uuid_to_ulid(id: pgrx::Uuid) -> String {
+        text_of(u128::from_be_bytes(*id.as_bytes()))
+    }
+
+    /// The millisecond timestamp in ULID text.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_extract_timestamp(ulid: &str) -> pgrx::datum::TimestampWithTimeZone {
+        let ms = timestamp_ms(decode(ulid).or_raise()) as i64;
+        pgrx::datum::TimestampWithTimeZone::try_from(
+            ms * 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US,
+        )
+        .unwrap_or_else(|_| crate::error::raise(UlidError::TimestampOutOfRange { ms }))
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn spec_example_round_trip() {
+        // The spec's example ULID and its timestamp (2016-07-30T23:54:10.259Z).
+        let v = decode("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap();
+        assert_eq!(timestamp_ms(v), 1_469_922_850_259);
+        assert_eq!(&encode(v), b"01ARZ3NDEKTSV4RRFFQ69G5FAV");
+        assert_eq!(decode("01arz3ndektsv4rrffq69g5fav").unwrap(), v);
+    }
+
+    #[test]
+    fn extremes() {
+        assert_eq!(decode("00000000000000000000000000").unwrap(), 0);
+        assert_eq!(decode("7ZZZZZZZZZZZZZZZZZZZZZZZZZ").unwrap(), u128::MAX);
+        assert_eq!(&encode(u128::MAX), b"7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+        assert!(matches!(
+            decode("8ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
+            Err(UlidError::Overflow { .. })
+        ));
+    }
+
+    #[test]
+    fn malformed_text() {
+        assert!(matches!(
+            decode("01ARZ3NDEK"),
+            Err(UlidError::Length { len: 10, .. })
+        ));
+        assert!(matches!(
+            decode("01ARZ3NDEKTSV4RRFFQ69G5FAU"),
+            Err(UlidError::Symbol {
+                ch: 'U',
+                pos: 26,
+                ..
+            })
+        ));
+        assert!(matches!(
+            decode("01ARZ3NDEKTSV4RRFFQ69G5FAé"),
+            Err(UlidError::Symbol {
+                ch: 'é',
+                pos: 26,
+                ..
+            })
+        ));
+        assert!(matches!(
+            decode("0IARZ3NDEKTSV4RRFFQ69G5FAV"),
+            Err(UlidError::Symbol {
+                ch: 'I',
+                pos: 2,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn text_order_is_numeric_order() {
+        let mut vals: Vec<u128> = (0..1000u128)
+            .map(|i| i.wrapping_mul(0x9e3779b97f4a7c15_f39cc0605cedc834))
+            .collect();
+        vals.sort();
+        let texts: Vec<[u8; 26]> = vals.iter().map(|v| encode(*v)).collect();
+        assert!(texts.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn monotonic_increments_within_ms_and_when_clock_steps_back() {
+        let mut m = Monotonic::new();
+        let a = m.next(1000, 5).unwrap();
+        let b = m.next(1000, 1).unwrap();
+        let c = m.next(999, 1).unwrap();
+        assert_eq!(b, a + 1);
+        assert_eq!(c, b + 1);
+        let d = m.next(1001, 0).unwrap();
+        assert_eq!(d, from_parts(1001, 0));
+    }
+
+    #[test]
+    fn monotonic_overflow_is_an_error() {
+        let mut m = Monotonic::new();
+        m.next(7, RANDOM_MASK - 1).unwrap();
+        m.next(7, 0).unwrap();
+        assert_eq!(m.next(7, 0), Err(UlidError::MonotonicOverflow { ms: 7 }));
+    }
+}

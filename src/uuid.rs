@@ -1,0 +1,330 @@
+//! UUID version 7 (RFC 9562, PostgreSQL 18's method 3), version 4, and the extraction functions
+//! PostgreSQL 18 has (`uuid_extract_timestamp`, `uuid_extract_version`), for every server version.
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: i64 = 1_000_000;
+/// Bits of sub-millisecond fraction in `rand_a` (RFC 9562 method 3).
+pub const SUBMS_BITS: u32 = 12;
+/// The smallest clock advance that changes the 12-bit fraction: 1 ms / 4096, rounded up.
+/// PostgreSQL 18 uses the same step on platforms with a nanosecond clock.
+pub const SUBMS_MINIMAL_STEP_NS: i64 = NS_PER_MS / (1 << SUBMS_BITS) + 1;
+/// Microseconds between the Unix epoch and the PostgreSQL epoch (2000-01-01).
+pub const PG_UNIX_EPOCH_OFFSET_US: i64 = 946_684_800_000_000;
+/// Largest Unix millisecond the 48-bit field holds (about the year 10889).
+pub const V7_MAX_UNIX_MS: i64 = (1 << 48) - 1;
+/// Microseconds between the Gregorian epoch (1582-10-15, UUID v1) and the PostgreSQL epoch.
+const GREGORIAN_TO_PG_EPOCH_US: i64 = (2_451_545 - 2_299_161) * 86_400 * 1_000_000;
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Uuidv7Error {
+    #[error("interval out of range for UUID version 7")]
+    InfiniteShift,
+    #[error("timestamp out of range for UUID version 7")]
+    TimestampOutOfRange,
+}
+
+/// A per-backend clock that never repeats: each reading is at least [`SUBMS_MINIMAL_STEP_NS`]
+/// after the previous one, so consecutive UUIDs differ in their 60 time bits even within one
+/// millisecond or when the wall clock steps back (the clock then runs ahead until real time
+/// catches up, as PostgreSQL 18's does).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AscendingClock {
+    previous_ns: i64,
+}
+
+impl AscendingClock {
+    pub const fn new() -> Self {
+        AscendingClock { previous_ns: 0 }
+    }
+
+    #[inline]
+    pub fn next(&mut self, now_ns: i64) -> i64 {
+        let ns = if self.previous_ns + SUBMS_MINIMAL_STEP_NS >= now_ns {
+            self.previous_ns + SUBMS_MINIMAL_STEP_NS
+        } else {
+            now_ns
+        };
+        self.previous_ns = ns;
+        ns
+    }
+}
+
+/// Set the version nibble and the RFC 9562 variant bits.
+#[inline]
+fn set_version(b: &mut [u8; 16], version: u8) {
+    b[6] = (b[6] & 0x0f) | (version << 4);
+    b[8] = (b[8] & 0x3f) | 0x80;
+}
+
+/// A version 7 UUID: 48-bit Unix milliseconds, version, 12-bit fraction of the millisecond,
+/// variant, 62 random bits. `sub_ms_ns` is the nanosecond within the millisecond (0..1e6).
+#[inline]
+pub fn v7_from_parts(unix_ms: u64, sub_ms_ns: u32, random: u64) -> [u8; 16] {
+    let fraction = ((sub_ms_ns as u64) << SUBMS_BITS) / NS_PER_MS as u64;
+    let hi = (unix_ms << 16) | fraction; // 48 bits time, 4 bits (version, set below), 12 bits fraction
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&hi.to_be_bytes());
+    b[8..].copy_from_slice(&random.to_be_bytes());
+    set_version(&mut b, 7);
+    b
+}
+
+/// A version 7 UUID for `ns` nanoseconds after the Unix epoch.
+#[inline]
+pub fn v7_at_ns(ns: i64, random: u64) -> [u8; 16] {
+    v7_from_parts((ns / NS_PER_MS) as u64, (ns % NS_PER_MS) as u32, random)
+}
+
+/// The Unix millisecond and sub-millisecond nanosecond of a shifted UUID v7, as PostgreSQL 18
+/// computes them: the shift is applied with microsecond `timestamptz + interval` arithmetic to
+/// the ascending clock reading `ns`, and the reading's nanoseconds within its microsecond carry over.
+/// `shifted_pg_us` is `ns` (as a PostgreSQL-epoch timestamptz) plus the interval.
+pub fn v7_shifted_parts(ns: i64, shifted_pg_us: i64) -> Result<(u64, u32), Uuidv7Error> {
+    let min = -PG_UNIX_EPOCH_OFFSET_US;
+    let max = V7_MAX_UNIX_MS * 1000 - PG_UNIX_EPOCH_OFFSET_US;
+    if !(min..=max).contains(&shifted_pg_us) {
+        return Err(Uuidv7Error::TimestampOutOfRange);
+    }
+    let us = shifted_pg_us + PG_UNIX_EPOCH_OFFSET_US;
+    Ok(((us / 1000) as u64, ((us % 1000) * 1000 + ns % 1000) as u32))
+}
+
+/// `ns` (Unix nanoseconds) as a PostgreSQL-epoch timestamptz in microseconds.
+#[inline]
+pub fn ns_to_pg_us(ns: i64) -> i64 {
+    ns / 1000 - PG_UNIX_EPOCH_OFFSET_US
+}
+
+/// A version 4 UUID from 128 random bits.
+#[inline]
+pub fn v4(random: [u8; 16]) -> [u8; 16] {
+    let mut b = random;
+    set_version(&mut b, 4);
+    b
+}
+
+/// The version nibble, or None when the variant is not RFC 9562's (PostgreSQL 18 semantics).
+#[inline]
+pub fn extract_version(b: &[u8; 16]) -> Option<i16> {
+    if b[8] & 0xc0 != 0x80 {
+        return None;
+    }
+    Some((b[6] >> 4) as i16)
+}
+
+/// The embedded timestamp as PostgreSQL-epoch microseconds, for versions 1 and 7 of the RFC 9562
+/// variant; None otherwise. Version 7 has millisecond precision. Same as PostgreSQL 18.
+pub fn extract_timestamp_pg_us(b: &[u8; 16]) -> Option<i64> {
+    match extract_version(b)? {
+        1 => {
+            let ticks = (b[0] as u64) << 24
+                | (b[1] as u64) << 16
+                | (b[2] as u64) << 8
+                | (b[3] as u64)
+                | (b[4] as u64) << 40
+                | (b[5] as u64) << 32
+                | ((b[6] & 0x0f) as u64) << 56
+                | (b[7] as u64) << 48;
+            Some((ticks / 10) as i64 - GREGORIAN_TO_PG_EPOCH_US)
+        }
+        7 => {
+            let ms = b[..6].iter().fold(0u64, |acc, &x| acc << 8 | x as u64);
+            Some(ms as i64 * 1000 - PG_UNIX_EPOCH_OFFSET_US)
+        }
+        _ => None,
+    }
+}
+
+impl crate::error::SqlError for Uuidv7Error {
+    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
+        pgrx::PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW
+    }
+    fn detail(&self) -> Option<String> {
+        Some(match self {
+            Uuidv7Error::InfiniteShift => {
+                "UUID version 7 does not support infinite intervals.".into()
+            }
+            Uuidv7Error::TimestampOutOfRange => {
+                "UUID version 7 supports timestamps from 1970-01-01 to approximately year 10889."
+                    .into()
+            }
+        })
+    }
+}
+
+/// The SQL functions.
+mod sql {
+    use super::*;
+    use crate::error::{raise, OrRaise};
+    use crate::rng::with_rng;
+    use pgrx::prelude::*;
+    use rand::Rng;
+    use std::cell::Cell;
+
+    thread_local! {
+        static CLOCK: Cell<AscendingClock> = const { Cell::new(AscendingClock::new()) };
+    }
+
+    #[inline]
+    fn next_ns() -> i64 {
+        let now = crate::clock::now_ns();
+        CLOCK.with(|c| {
+            let mut clock = c.get();
+            let ns = clock.next(now);
+            c.set(clock);
+            ns
+        })
+    }
+
+    /// Generate a UUID version 7 (RFC 9562): Unix milliseconds, a 12-bit fraction of the
+    /// millisecond (PostgreSQL 18's method 3), 62 random bits; strictly increasing within a session.
+    #[pg_extern(volatile, parallel_safe)]
+    fn uuidv7() -> pgrx::Uuid {
+        let ns = next_ns();
+        let random = with_rng(|r| r.next_u64());
+        pgrx::Uuid::from_bytes(v7_at_ns(ns, random))
+    }
+
+    /// Generate a UUID version 7 whose timestamp is shifted by `shift` (timestamptz + interval
+    /// arithmetic, as PostgreSQL 18's uuidv7(interval)).
+    #[pg_extern(volatile, parallel_safe, name = "uuidv7")]
+    fn uuidv7_shift(shift: pgrx::datum::Interval) -> pgrx::Uuid {
+        let raw = shift.into_inner();
+        let infinite = |m: i32, d: i32, t: i64| raw.month == m && raw.day == d && raw.time == t;
+        if infinite(i32::MAX, i32::MAX, i64::MAX) || infinite(i32::MIN, i32::MIN, i64::MIN) {
+            raise(Uuidv7Error::InfiniteShift);
+        }
+        let ns = next_ns();
+        let shifted: pgrx::datum::TimestampWithTimeZone = unsafe {
+            pgrx::direct_function_call(
+                pg_sys::timestamptz_pl_interval,
+                &[
+                    pg_sys::Datum::from(ns_to_pg_us(ns)).into(),
+                    shift.into_datum(),
+                ],
+            )
+        }
+        .unwrap_or_else(|| raise(Uuidv7Error::TimestampOutOfRange));
+        let (ms, sub_ms) = v7_shifted_parts(ns, shifted.into_inner()).or_raise();
+        let random = with_rng(|r| r.next_u64());
+        pgrx::Uuid::from_bytes(v7_from_parts(ms, sub_ms, random))
+    }
+
+    /// Generate a UUID version 4 (122 random bits) from keybench's generator, so that v4 and v7
+    /// are compared with the same source of randomness.
+    #[pg_extern(volatile, parallel_safe)]
+    fn uuidv4() -> pgrx::Uuid {
+        let mut b = [0u8; 16];
+        with_rng(|r| r.fill_bytes(&mut b));
+        pgrx::Uuid::from_bytes(v4(b))
+    }
+
+    /// The version of an RFC 9562 UUID; NULL for other variants. Same as PostgreSQL 18's.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn uuid_extract_version(id: pgrx::Uuid) -> Option<i16> {
+        extract_version(id.as_bytes())
+    }
+
+    /// The timestamp in a version 1 or 7 UUID; NULL for other versions. Same as PostgreSQL 18's.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn uuid_extract_timestamp(id: pgrx::Uuid) -> Option<pgrx::datum::TimestampWithTimeZone> {
+        extract_timestamp_pg_us(id.as_bytes()).and_then(|us| us.try_into().ok())
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    fn parse(s: &str) -> [u8; 16] {
+        let hex: String = s.chars().filter(|c| *c != '-').collect();
+        let mut b = [0u8; 16];
+        for (i, byte) in b.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
+        }
+        b
+    }
+
+    // 2022-02-22 14:22:22-05 as PostgreSQL-epoch microseconds (RFC 9562 appendix A).
+    const RFC_EXAMPLE_PG_US: i64 = (1_645_557_742_000 * 1000) - PG_UNIX_EPOCH_OFFSET_US;
+
+    #[test]
+    fn rfc9562_v7_example_timestamp() {
+        let b = parse("017F22E2-79B0-7CC3-98C4-DC0C0C07398F");
+        assert_eq!(extract_version(&b), Some(7));
+        assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+    }
+
+    #[test]
+    fn rfc9562_v1_example_timestamp() {
+        let b = parse("C232AB00-9414-11EC-B3C8-9F6BDECED846");
+        assert_eq!(extract_version(&b), Some(1));
+        assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+    }
+
+    #[test]
+    fn non_rfc_variant_has_no_version() {
+        let b = parse("11111111-1111-1111-1111-111111111111");
+        assert_eq!(extract_version(&b), None);
+        assert_eq!(extract_timestamp_pg_us(&b), None);
+        let b = parse("11111111-1111-5111-8111-111111111111");
+        assert_eq!(extract_version(&b), Some(5));
+        assert_eq!(extract_timestamp_pg_us(&b), None);
+    }
+
+    #[test]
+    fn v7_layout() {
+        let ns = 1_645_557_742_000 * NS_PER_MS + 999_999;
+        let b = v7_at_ns(ns, u64::MAX);
+        assert_eq!(extract_version(&b), Some(7));
+        assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+        let fraction = ((b[6] as u16 & 0x0f) << 8) | b[7] as u16;
+        assert_eq!(fraction, 4095);
+        assert_eq!(b[8] & 0xc0, 0x80);
+        assert_eq!(&b[9..], &[0xff; 7]);
+    }
+
+    #[test]
+    fn v4_layout() {
+        let b = v4([0xff; 16]);
+        assert_eq!(extract_version(&b), Some(4));
+        assert_eq!(b[6], 0x4f);
+        assert_eq!(b[8], 0xbf);
+    }
+
+    #[test]
+    fn ascending_clock_strictly_increases_uuid_prefix() {
+        let mut clock = AscendingClock::new();
+        let start = 1_700_000_000_000 * NS_PER_MS;
+        let mut prev = [0u8; 8];
+        // A frozen clock, then a clock that steps back by a second, then a normal one.
+        let readings = std::iter::repeat_n(start, 10_000)
+            .chain(std::iter::repeat_n(start - 1_000_000_000, 10_000))
+            .chain((0..10_000).map(|i| start + i * 100));
+        for now in readings {
+            let b = v7_at_ns(clock.next(now), 0);
+            assert!(b[..8] > prev[..], "time bits must strictly increase");
+            prev.copy_from_slice(&b[..8]);
+        }
+    }
+
+    #[test]
+    fn shifted_parts_bounds() {
+        let ns = 1_700_000_000_123_456_789;
+        assert_eq!(
+            v7_shifted_parts(ns, -PG_UNIX_EPOCH_OFFSET_US - 1),
+            Err(Uuidv7Error::TimestampOutOfRange)
+        );
+        assert_eq!(v7_shifted_parts(ns, -PG_UNIX_EPOCH_OFFSET_US), Ok((0, 789)));
+        let max = V7_MAX_UNIX_MS * 1000 - PG_UNIX_EPOCH_OFFSET_US;
+        assert_eq!(v7_shifted_parts(ns, max), Ok((V7_MAX_UNIX_MS as u64, 789)));
+        assert_eq!(
+            v7_shifted_parts(ns, max + 1),
+            Err(Uuidv7Error::TimestampOutOfRange)
+        );
+        // Unshifted: the same parts as the plain generator.
+        let (ms, sub) = v7_shifted_parts(ns, ns_to_pg_us(ns)).unwrap();
+        assert_eq!(ms as i64, ns / NS_PER_MS);
+        assert_eq!(sub as i64, ns % NS_PER_MS);
+    }
+}
