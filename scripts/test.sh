@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# README command 2: every test of keybench, on PostgreSQL 18 and 15.
+#   1. set-up (idempotent)
+#   2. cargo pgrx test pg18 / pg15: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
+#      shared_preload_libraries = 'keybench'
+#   3. the SQL regression suite in pg_test/ (pg_regress), in a fresh cluster per version started
+#      by this script WITHOUT shared_preload_libraries, as a user who just ran CREATE EXTENSION
+# Prints a summary line "N passed, N failed" and exits non-zero if anything failed.
+# Usage: scripts/test.sh [--regress-only] [18] [15]   (default: everything, both versions)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+. scripts/common.sh
+trap cluster_stop_all EXIT
+
+pgrx_tests=1
+if [ "${1:-}" = --regress-only ]; then pgrx_tests=0; shift; fi
+versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 15)
+passed=0; failed=0; failures=()
+
+count_cargo() { # add the counts from cargo test's "test result:" lines in $1
+  local p f
+  p=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$1")
+  f=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$1")
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
+# run_suite VERSION SCHEDULE PORT [server settings...]: pg_test/schedule_SCHEDULE in a fresh cluster
+run_suite() {
+  local v=$1 schedule=$2 port=$3; shift 3
+  local name="regress$v-$schedule" out="$KB_ROOT/target/regress-pg$v-$schedule" p f
+  echo "-- pg_test/schedule_$schedule ${*:-(no preloaded libraries)}"
+  cluster_start "$name" "$v" "$port" "$@" || { failed=$((failed + 1)); failures+=("pg$v $schedule cluster"); return; }
+  rm -rf "$out"; mkdir -p "$out"
+  "$PGBIN/createdb" keybench_regress
+  "$regress" --use-existing --bindir="$PGBIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
+    --dbname=keybench_regress --inputdir=pg_test --outputdir="$out" \
+    $(sed -n 's/^test: //p' "pg_test/schedule_$schedule") >"$out/pg_regress.log" 2>&1
+  grep -E '^(ok|not ok|test) ' "$out/pg_regress.log" || true
+  # pg_regress 15 prints "test x ... ok", 16 and later "ok 1 - x"
+  p=$(grep -cE '^ok |\.\.\. ok' "$out/pg_regress.log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "$out/pg_regress.log")
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ]; then failures+=("pg$v $schedule regression: $out/regression.diffs"); head -60 "$out/regression.diffs"; fi
+  cluster_stop "$name" "$v"
+}
+
+mkdir -p target/logs target/pgrx-test-data
+chown postgres target/pgrx-test-data
+
+for v in "${versions[@]}"; do
+  if [ $pgrx_tests = 1 ]; then
+    echo "== PostgreSQL $v: cargo pgrx test (unit tests and #[pg_test]s)"
+    log=target/logs/pgrx-test-pg$v.log
+    if cargo pgrx test "pg$v" --runas postgres --pgdata "$KB_ROOT/target/pgrx-test-data" >"$log" 2>&1; then
+      grep -E '^test result:' "$log"
+    else
+      grep -E '^test .*FAILED|^test result:|^error' "$log"
+      grep -qE '^test result:' "$log" || failed=$((failed + 1))
+      failures+=("pg$v cargo pgrx test: $log")
+    fi
+    count_cargo "$log"
+  fi
+
+  echo "== PostgreSQL $v: SQL regression suite (pg_test/)"
+  pg_config=$(pg_config_for "$v")
+  if ! cargo pgrx install --pg-config "$pg_config" >"target/logs/install-pg$v.log" 2>&1; then
+    tail -20 "target/logs/install-pg$v.log"; failed=$((failed + 1)); failures+=("pg$v install"); continue
+  fi
+  regress="$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress"
+  run_suite "$v" preload $((55400 + v)) "shared_preload_libraries=keybench"
+  run_suite "$v" no_preload $((55500 + v))
+done
+
+echo
+for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ ${#failures[@]} -eq 0 ]
