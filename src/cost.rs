@@ -167,6 +167,7 @@ mod sql {
     /// Measure `calls` calls of each generator (keybench's and the server's built-ins) inside the
     /// server, `rounds` times in rotating order; report the median round per generator, its cost
     /// per call, the net cost above a `count(1)` floor, and that net cost as a multiple of nextval()'s.
+    #[allow(clippy::type_complexity)] // pgrx reads the column names from this signature
     #[pg_extern(volatile, parallel_unsafe)]
     fn keybench_generator_cost(
         calls: default!(i64, 1000000),

@@ -15,6 +15,7 @@ pub mod error;
 pub mod guc;
 pub mod nanoid;
 pub mod rng;
+mod scratch;
 pub mod shmem;
 pub mod snowflake;
 pub mod ulid;

@@ -3,7 +3,8 @@
 use rand::Rng;
 
 /// nanoid's standard URL-safe alphabet (64 symbols).
-pub const DEFAULT_ALPHABET: &str = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
+pub const DEFAULT_ALPHABET: &str =
+    "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
 pub const DEFAULT_SIZE: i32 = 21;
 pub const MAX_SIZE: i32 = 1 << 20;
 pub const MAX_SYMBOLS: usize = 255;
@@ -81,13 +82,30 @@ pub fn check_size(size: i32) -> Result<usize, NanoidError> {
 /// `size` symbols drawn uniformly from `alphabet`: each random byte is masked to the next power
 /// of two and rejected when it falls outside the alphabet, so no symbol is favoured.
 pub fn generate(alphabet: &Alphabet, size: usize, rng: &mut impl Rng) -> String {
+    let mut out = Vec::with_capacity(if alphabet.ascii { size } else { size * 4 });
+    generate_into(alphabet, size, rng, &mut out);
+    String::from_utf8(out).expect("symbols are chars")
+}
+
+/// [`generate`], appending the UTF-8 bytes to `out`.
+pub fn generate_into(alphabet: &Alphabet, size: usize, rng: &mut impl Rng, out: &mut Vec<u8>) {
     let n = alphabet.len();
-    let mut out = String::with_capacity(if alphabet.ascii { size } else { size * 4 });
     let mut buf = [0u8; 64];
     // Expected bytes per accepted symbol is (mask + 1) / n < 2; ask for a little more than that.
     let per_round = ((size * (alphabet.mask as usize + 1)).div_ceil(n) + 2).min(buf.len());
     let bytes = alphabet.text.as_bytes();
     let mut remaining = size;
+    out.reserve(if alphabet.ascii { size } else { size * 4 });
+    if alphabet.ascii && n == alphabet.mask as usize + 1 {
+        // A power-of-two alphabet (like the default 64 symbols): every masked byte is a symbol.
+        while remaining > 0 {
+            let chunk = &mut buf[..remaining.min(64)];
+            rng.fill_bytes(chunk);
+            out.extend(chunk.iter().map(|&b| bytes[(b & alphabet.mask) as usize]));
+            remaining -= chunk.len();
+        }
+        return;
+    }
     while remaining > 0 {
         let chunk = &mut buf[..per_round];
         rng.fill_bytes(chunk);
@@ -95,9 +113,10 @@ pub fn generate(alphabet: &Alphabet, size: usize, rng: &mut impl Rng) -> String 
             let i = (b & alphabet.mask) as usize;
             if i < n {
                 if alphabet.ascii {
-                    out.push(bytes[i] as char);
+                    out.push(bytes[i]);
                 } else {
-                    out.push(alphabet.symbols[i]);
+                    let mut utf8 = [0u8; 4];
+                    out.extend_from_slice(alphabet.symbols[i].encode_utf8(&mut utf8).as_bytes());
                 }
                 remaining -= 1;
                 if remaining == 0 {
@@ -106,7 +125,6 @@ pub fn generate(alphabet: &Alphabet, size: usize, rng: &mut impl Rng) -> String 
             }
         }
     }
-    out
 }
 
 impl crate::error::SqlError for NanoidError {
@@ -137,14 +155,17 @@ mod sql {
             &str,
             "'useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict'"
         ),
-    ) -> String {
+    ) -> &'static str {
         let size = check_size(size).or_raise();
         LAST.with_borrow_mut(|last| {
             if last.as_ref().map(Alphabet::as_str) != Some(alphabet) {
                 *last = Some(Alphabet::parse(alphabet).or_raise());
             }
             let a = last.as_ref().expect("alphabet was just set");
-            with_rng(|r| generate(a, size, r))
+            // SAFETY: generate_into writes whole UTF-8 chars.
+            unsafe {
+                crate::scratch::scratch_str(|out| with_rng(|r| generate_into(a, size, r, out)))
+            }
         })
     }
 }

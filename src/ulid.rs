@@ -178,9 +178,9 @@ mod sql {
     }
 
     #[inline]
-    fn text_of(v: u128) -> String {
-        // The alphabet is ASCII.
-        String::from_utf8_lossy(&encode(v)).into_owned()
+    fn text_of(v: u128) -> &'static str {
+        // SAFETY: the alphabet is ASCII.
+        unsafe { crate::scratch::scratch_str(|s| s.extend_from_slice(&encode(v))) }
     }
 
     fn next_monotonic() -> u128 {
@@ -196,14 +196,14 @@ mod sql {
 
     /// Generate a ULID as 26 characters of Crockford base32 (48-bit ms time, 80 random bits).
     #[pg_extern(volatile, parallel_safe)]
-    fn ulid() -> String {
+    fn ulid() -> &'static str {
         text_of(from_parts(now_ms(), random80()))
     }
 
     /// Generate a monotonic ULID: within a millisecond each id is the previous one plus one
     /// (per the ULID spec), so ids from one session are strictly increasing.
     #[pg_extern(volatile, parallel_restricted)]
-    fn ulid_monotonic() -> String {
+    fn ulid_monotonic() -> &'static str {
         text_of(next_monotonic())
     }
 
@@ -227,7 +227,7 @@ mod sql {
 
     /// Convert a uuid to the ULID text with the same 128 bits.
     #[pg_extern(immutable, strict, parallel_safe)]
-    fn uuid_to_ulid(id: pgrx::Uuid) -> String {
+    fn uuid_to_ulid(id: pgrx::Uuid) -> &'static str {
         text_of(u128::from_be_bytes(*id.as_bytes()))
     }
 
