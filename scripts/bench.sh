@@ -17,7 +17,7 @@ cluster_start "bench$v" "$v" $((54330 + v)) "shared_preload_libraries=keybench"
 \pset footer off
 CREATE EXTENSION keybench;
 SELECT current_setting('server_version') AS postgresql, $calls AS calls_per_round, $rounds AS rounds,
-       (SELECT count(*) FROM pg_settings WHERE name = 'jit') AS jit_setting_present;
+       current_setting('shared_buffers') AS shared_buffers;
 SELECT generator, provider, round(total_ms::numeric, 1) AS median_ms,
        round(ns_per_call::numeric, 1) AS ns_per_call, round(net_ns_per_call::numeric, 1) AS net_ns,
        round(net_vs_nextval::numeric, 3) AS net_vs_nextval

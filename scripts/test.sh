@@ -71,6 +71,14 @@ for v in "${versions[@]}"; do
   run_suite "$v" no_preload $((55500 + v))
 done
 
+echo "== README.md transcript matches pg_test/expected/readme.out"
+if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' README.md \
+    | sed '1d;$d' | diff -u - pg_test/expected/readme.out; then
+  echo ok; passed=$((passed + 1))
+else
+  failed=$((failed + 1)); failures+=("README.md transcript differs from pg_test/expected/readme.out")
+fi
+
 echo
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "$passed passed, $failed failed"
