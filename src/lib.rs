@@ -4,6 +4,7 @@
 //! - [`snowflake`]: 64-bit Snowflake ids from a counter shared by all backends ([`shmem`])
 //! - [`ulid`]: ULID as text or uuid, plain and monotonic, with conversions
 //! - [`nanoid`]: nanoid over any alphabet, without modulo bias
+//! - [`density`]: B-tree leaf density and fragmentation (pgstatindex's figures and more)
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
 
@@ -11,6 +12,7 @@ use pgrx::prelude::*;
 
 pub mod clock;
 pub mod cost;
+pub mod density;
 pub mod error;
 pub mod guc;
 pub mod nanoid;
