@@ -30,3 +30,25 @@ SELECT generator, provider, round(total_ms::numeric, 1) AS total_ms,
        round(ns_per_call::numeric, 1) AS ns_per_call, round(net_ns_per_call::numeric, 1) AS net_ns,
        round(net_vs_nextval::numeric, 3) AS net_vs_nextval
 FROM keybench_generator_cost(:calls, 3);
+
+\echo 'B-tree leaf density of a sequential and a random primary key, 200,000 rows each (keybench_density):'
+CREATE TABLE demo_bigint (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL);
+CREATE TABLE demo_uuidv4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), payload text NOT NULL);
+CREATE TABLE demo_uuidv7 (id uuid PRIMARY KEY DEFAULT public.uuidv7(), payload text NOT NULL);
+INSERT INTO demo_bigint (payload) SELECT repeat('x', 60) FROM generate_series(1, 200000);
+INSERT INTO demo_uuidv4 (payload) SELECT repeat('x', 60) FROM generate_series(1, 200000);
+INSERT INTO demo_uuidv7 (payload) SELECT repeat('x', 60) FROM generate_series(1, 200000);
+ANALYZE demo_bigint, demo_uuidv4, demo_uuidv7;
+SELECT i AS index, pg_size_pretty(d.index_size) AS size, d.tree_level, d.leaf_pages, d.avg_leaf_density,
+       d.leaf_fragmentation, d.pages_per_level, round(d.bytes_per_key::numeric, 1) AS bytes_per_key
+FROM unnest(ARRAY['demo_bigint_pkey', 'demo_uuidv4_pkey', 'demo_uuidv7_pkey']::regclass[]) i,
+     keybench_density(i) d;
+
+\echo 'keybench_audit(): every primary-key and unique index of the database, with a verdict:'
+\x on
+SELECT table_name, index_name, key_columns, key_default, key_kind, row_estimate,
+       pg_size_pretty(index_bytes) AS index_size, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,
+       avg_leaf_density, leaf_fragmentation, round(bytes_per_key::numeric, 1) AS bytes_per_key,
+       projected_rows_at_shared_buffers, finding, verdict
+FROM keybench_audit() ORDER BY table_name;
+\x off

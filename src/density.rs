@@ -408,6 +408,119 @@ mod sql {
         }
     }
 
+    /// Blocks 1..n of the index, in order. On PostgreSQL 17 and later through a read stream, which
+    /// combines neighbouring blocks into larger reads; before, one ReadBufferExtended per block, as
+    /// pgstatindex does there. Both use the caller's bulk-read ring.
+    struct BlockSource {
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        stream: *mut pg_sys::ReadStream,
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        _range: Box<BlockRange>,
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        rel: pg_sys::Relation,
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        strategy: pg_sys::BufferAccessStrategy,
+    }
+
+    /// The blocks still to read: next..end.
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    struct BlockRange {
+        next: u32,
+        end: u32,
+    }
+
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    #[pg_guard]
+    unsafe extern "C-unwind" fn next_block_in_range(
+        _stream: *mut pg_sys::ReadStream,
+        private: *mut std::ffi::c_void,
+        _per_buffer_data: *mut std::ffi::c_void,
+    ) -> pg_sys::BlockNumber {
+        // SAFETY: `private` is the BlockRange owned by the BlockSource.
+        let range = unsafe { &mut *private.cast::<BlockRange>() };
+        if range.next < range.end {
+            range.next += 1;
+            range.next - 1
+        } else {
+            pg_sys::InvalidBlockNumber
+        }
+    }
+
+    // The callback takes no locks, so PostgreSQL 18 may batch its calls.
+    #[cfg(feature = "pg18")]
+    const STREAM_FLAGS: u32 = pg_sys::READ_STREAM_FULL | pg_sys::READ_STREAM_USE_BATCHING;
+    #[cfg(feature = "pg17")]
+    const STREAM_FLAGS: u32 = pg_sys::READ_STREAM_FULL;
+
+    impl BlockSource {
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        unsafe fn new(
+            rel: pg_sys::Relation,
+            strategy: pg_sys::BufferAccessStrategy,
+            nblocks: u32,
+        ) -> Self {
+            let mut range = Box::new(BlockRange {
+                next: 1,
+                end: nblocks,
+            });
+            let stream = unsafe {
+                pg_sys::read_stream_begin_relation(
+                    STREAM_FLAGS as i32,
+                    strategy,
+                    rel,
+                    pg_sys::ForkNumber::MAIN_FORKNUM,
+                    Some(next_block_in_range),
+                    (&mut *range as *mut BlockRange).cast(),
+                    0,
+                )
+            };
+            BlockSource {
+                stream,
+                _range: range,
+            }
+        }
+
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        unsafe fn new(
+            rel: pg_sys::Relation,
+            strategy: pg_sys::BufferAccessStrategy,
+            _nblocks: u32,
+        ) -> Self {
+            BlockSource { rel, strategy }
+        }
+
+        /// The pinned buffer of block `blkno`, the next in order.
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        unsafe fn next(&mut self, blkno: u32) -> pg_sys::Buffer {
+            let buf = unsafe { pg_sys::read_stream_next_buffer(self.stream, std::ptr::null_mut()) };
+            if buf == pg_sys::InvalidBuffer as pg_sys::Buffer {
+                pgrx::error!("keybench_density: read stream ended before block {blkno}");
+            }
+            buf
+        }
+
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        unsafe fn next(&mut self, blkno: u32) -> pg_sys::Buffer {
+            unsafe {
+                pg_sys::ReadBufferExtended(
+                    self.rel,
+                    pg_sys::ForkNumber::MAIN_FORKNUM,
+                    blkno,
+                    pg_sys::ReadBufferMode::RBM_NORMAL,
+                    self.strategy,
+                )
+            }
+        }
+
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        unsafe fn end(self) {
+            unsafe { pg_sys::read_stream_end(self.stream) };
+        }
+
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        unsafe fn end(self) {}
+    }
+
     /// Read the whole index: metapage, then every block through a bulk-read buffer ring, each
     /// share-locked while it is parsed, honouring interrupts between pages.
     pub fn scan(index: pg_sys::Oid) -> Density {
@@ -437,32 +550,34 @@ mod sql {
             }
             let strategy =
                 pg_sys::GetAccessStrategy(pg_sys::BufferAccessStrategyType::BAS_BULKREAD);
-            let read = |blkno: u32, f: &mut dyn FnMut(&[u8])| {
-                let buf = pg_sys::ReadBufferExtended(
-                    rel,
-                    pg_sys::ForkNumber::MAIN_FORKNUM,
-                    blkno,
-                    pg_sys::ReadBufferMode::RBM_NORMAL,
-                    strategy,
-                );
-                pg_sys::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
-                let page =
-                    std::slice::from_raw_parts(pg_sys::BufferGetPage(buf) as *const u8, block_size);
-                f(page);
-                pg_sys::UnlockReleaseBuffer(buf);
+            let page_of = |buf: pg_sys::Buffer| {
+                std::slice::from_raw_parts(pg_sys::BufferGetPage(buf) as *const u8, block_size)
             };
-            let mut meta = Err(0);
-            read(0, &mut |page| meta = read_meta(page));
+            let meta_buf = pg_sys::ReadBufferExtended(
+                rel,
+                pg_sys::ForkNumber::MAIN_FORKNUM,
+                0,
+                pg_sys::ReadBufferMode::RBM_NORMAL,
+                strategy,
+            );
+            pg_sys::LockBuffer(meta_buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+            let meta = read_meta(page_of(meta_buf));
+            pg_sys::UnlockReleaseBuffer(meta_buf);
             let meta =
                 meta.unwrap_or_else(|magic| raise(DensityError::BadMeta(name.clone(), magic)));
             let mut totals = Totals {
                 exact_free_space: pg_sys::PG_VERSION_NUM >= 180000,
                 ..Totals::default()
             };
+            let mut blocks = BlockSource::new(rel, strategy, nblocks);
             for blkno in 1..nblocks {
                 pgrx::check_for_interrupts!();
-                read(blkno, &mut |page| totals.add(blkno, &BtPage::parse(page)));
+                let buf = blocks.next(blkno);
+                pg_sys::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+                totals.add(blkno, &BtPage::parse(page_of(buf)));
+                pg_sys::UnlockReleaseBuffer(buf);
             }
+            blocks.end();
             pg_sys::FreeAccessStrategy(strategy);
             pg_sys::relation_close(rel, lock);
             finish(meta, &totals, block_size)

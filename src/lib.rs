@@ -5,11 +5,13 @@
 //! - [`ulid`]: ULID as text or uuid, plain and monotonic, with conversions
 //! - [`nanoid`]: nanoid over any alphabet, without modulo bias
 //! - [`density`]: B-tree leaf density and fragmentation (pgstatindex's figures and more)
+//! - [`audit`]: the keys a database already has, with a verdict for each
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
 
 use pgrx::prelude::*;
 
+pub mod audit;
 pub mod clock;
 pub mod cost;
 pub mod density;

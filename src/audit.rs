@@ -1,0 +1,607 @@
+//! keybench_audit(): every primary-key and unique B-tree index of the database, what its key is,
+//! how big and how dense the index is, and a plain-language verdict drawn from the published
+//! findings, stating the figures it rests on.
+
+/// How a key gets its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    Identity,
+    Sequence,
+    UuidV4,
+    UuidV7,
+    UuidV1,
+    UlidUuid,
+    UlidText,
+    Snowflake,
+    NanoidText,
+    UuidText,
+    Expression,
+    Composite,
+    ApplicationSupplied,
+}
+
+impl KeyKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            KeyKind::Identity => "identity",
+            KeyKind::Sequence => "sequence",
+            KeyKind::UuidV4 => "uuid v4 (random)",
+            KeyKind::UuidV7 => "uuid v7",
+            KeyKind::UuidV1 => "uuid v1",
+            KeyKind::UlidUuid => "ulid as uuid",
+            KeyKind::UlidText => "ulid as text",
+            KeyKind::Snowflake => "snowflake",
+            KeyKind::NanoidText => "nanoid as text",
+            KeyKind::UuidText => "uuid as text",
+            KeyKind::Expression => "expression",
+            KeyKind::Composite => "composite",
+            KeyKind::ApplicationSupplied => "application-supplied",
+        }
+    }
+
+    /// Keys whose new values land anywhere in the index rather than at its right edge.
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            KeyKind::UuidV4 | KeyKind::NanoidText | KeyKind::UuidText
+        )
+    }
+}
+
+/// What the catalog says about the key's (first) column.
+#[derive(Debug, Clone, Default)]
+pub struct KeyColumn {
+    pub columns: i32,
+    pub is_expression: bool,
+    pub type_name: String,
+    /// `a`/`d` for an identity column, empty otherwise.
+    pub identity: String,
+    pub default_expr: Option<String>,
+    /// Of a sample of the column's values, how many look like a UUID / a ULID in text.
+    pub sample: Option<(i64, i64, i64)>,
+}
+
+pub fn is_text_type(t: &str) -> bool {
+    t == "text" || t.starts_with("character") || t == "name"
+}
+
+pub fn classify(k: &KeyColumn) -> KeyKind {
+    if k.columns > 1 {
+        return KeyKind::Composite;
+    }
+    if k.is_expression {
+        return KeyKind::Expression;
+    }
+    if k.identity == "a" || k.identity == "d" {
+        return KeyKind::Identity;
+    }
+    let text = is_text_type(&k.type_name);
+    if let Some(d) = k.default_expr.as_deref() {
+        let d = d.to_ascii_lowercase();
+        let has = |f: &str| d.contains(f);
+        if has("nextval(") {
+            return KeyKind::Sequence;
+        }
+        if has("snowflake_id(") {
+            return KeyKind::Snowflake;
+        }
+        if has("ulid_uuid(") || has("ulid_monotonic_uuid(") {
+            return KeyKind::UlidUuid;
+        }
+        if has("ulid") {
+            return if text {
+                KeyKind::UlidText
+            } else {
+                KeyKind::UlidUuid
+            };
+        }
+        if has("nanoid(") {
+            return KeyKind::NanoidText;
+        }
+        if has("uuidv7(") || has("uuid_generate_v7(") {
+            return if text {
+                KeyKind::UuidText
+            } else {
+                KeyKind::UuidV7
+            };
+        }
+        if has("gen_random_uuid(") || has("uuidv4(") || has("uuid_generate_v4(") {
+            return if text {
+                KeyKind::UuidText
+            } else {
+                KeyKind::UuidV4
+            };
+        }
+        if has("uuid_generate_v1") {
+            return KeyKind::UuidV1;
+        }
+    }
+    if text {
+        if let Some((n, uuids, ulids)) = k.sample {
+            if n > 0 && uuids == n {
+                return KeyKind::UuidText;
+            }
+            if n > 0 && ulids == n {
+                return KeyKind::UlidText;
+            }
+        }
+    }
+    KeyKind::ApplicationSupplied
+}
+
+/// The figures a verdict rests on.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub table: String,
+    pub column: String,
+    pub type_name: String,
+    pub rows: Option<i64>,
+    pub index_bytes: i64,
+    pub shared_buffers_bytes: i64,
+    pub density: Option<f64>,
+    pub fragmentation: Option<f64>,
+    pub uuidv7_call: String,
+}
+
+fn mb(bytes: i64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_048_576.0)
+}
+
+/// A short label and the verdict sentence(s).
+pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
+    let share = 100.0 * f.index_bytes as f64 / f.shared_buffers_bytes.max(1) as f64;
+    let rows = f
+        .rows
+        .map_or("an unknown number of".into(), |r| format!("about {r}"));
+    let size = format!(
+        "index {} ({share:.0}% of shared_buffers), {rows} rows",
+        mb(f.index_bytes)
+    );
+    let density = match (f.density, f.fragmentation) {
+        (Some(d), Some(fr)) => format!("leaf density {d:.2}%, fragmentation {fr:.2}%"),
+        _ => "leaf density not measured".into(),
+    };
+    let low_density = f.density.is_some_and(|d| d < 75.0);
+    let mut out: Vec<String> = Vec::new();
+    let mut label = "ok";
+    match kind {
+        KeyKind::UuidV4 => {
+            label = "random uuid default";
+            out.push(format!(
+                "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
+                 split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
+                 read pages from outside the cache. Change the default to UUID v7 — one statement, no \
+                 rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
+                f.table, f.column, f.uuidv7_call
+            ));
+        }
+        KeyKind::UuidText => {
+            label = "uuid stored as text";
+            out.push(format!(
+                "UUID stored as {} ({size}; {density}): 37 bytes per key where uuid takes 16, and text \
+                 comparisons are slower. Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING {}::uuid; \
+                 (rewrites the table and its indexes: plan a maintenance window).",
+                f.type_name, f.table, f.column, f.column
+            ));
+        }
+        KeyKind::UlidText => {
+            label = "ulid stored as text";
+            out.push(format!(
+                "ULID stored as {} ({size}; {density}): 27 bytes per key where the same 128 bits in a uuid \
+                 take 16. Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({}); \
+                 (rewrites the table; uuid_to_ulid() gives the text back).",
+                f.type_name, f.table, f.column, f.column
+            ));
+        }
+        KeyKind::NanoidText => {
+            label = "random text key";
+            out.push(format!(
+                "Random nanoid text key ({size}; {density}): inserts land anywhere in the index, like UUID v4, \
+                 and text keys are larger and slower to compare. For new tables prefer a time-ordered key \
+                 (bigint identity, UUID v7)."
+            ));
+        }
+        _ => {}
+    }
+    if low_density && !kind.is_random() && kind != KeyKind::UuidV4 {
+        label = if label == "ok" {
+            "low leaf density"
+        } else {
+            label
+        };
+        out.push(format!(
+            "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}): the index has \
+             been bloated by random inserts or deletes. REINDEX INDEX CONCURRENTLY at a quiet hour would \
+             rebuild it at about {} (estimate: size x density / 90).",
+            f.density.unwrap_or(0.0),
+            mb((f.index_bytes as f64 * f.density.unwrap_or(90.0) / 90.0) as i64)
+        ));
+    } else if low_density {
+        out.push(format!(
+            "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
+             a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
+            f.density.unwrap_or(0.0),
+            mb((f.index_bytes as f64 * f.density.unwrap_or(90.0) / 90.0) as i64)
+        ));
+    }
+    if out.is_empty() {
+        let what = match kind {
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV7
+            | KeyKind::UlidUuid
+            | KeyKind::Snowflake => "Time-ordered key: new keys go to the right edge of the index",
+            KeyKind::ApplicationSupplied => {
+                "Keys supplied by the application: keybench cannot tell their order"
+            }
+            KeyKind::Composite => "Composite key: its order depends on the leading column",
+            _ => "No finding",
+        };
+        out.push(format!("{what} ({size}; {density}). No change needed."));
+    }
+    (label, out.join(" "))
+}
+
+/// Rows at which an index of `bytes_per_key` outgrows `shared_buffers_bytes` (a projection).
+pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> Option<i64> {
+    bytes_per_key
+        .filter(|b| *b > 0.0)
+        .map(|b| (shared_buffers_bytes as f64 / b) as i64)
+}
+
+/// The SQL function.
+mod sql {
+    use super::*;
+    use pgrx::prelude::*;
+    use pgrx::spi::quote_qualified_identifier;
+
+    const CATALOG: &str = "
+        SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
+               CASE WHEN i.indisprimary THEN 'primary key'
+                    WHEN con.contype = 'u' THEN 'unique constraint' ELSE 'unique index' END,
+               i.indnkeyatts::int,
+               coalesce((SELECT string_agg(CASE WHEN k.attnum = 0 THEN '(expression)'
+                                                ELSE quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod) END,
+                                           ', ' ORDER BY k.ord)
+                         FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
+                         LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
+               a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
+               coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+               CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
+               pg_relation_size(ic.oid),
+               has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
+               i.indkey[0] = 0
+        FROM pg_index i
+        JOIN pg_class ic ON ic.oid = i.indexrelid
+        JOIN pg_class t ON t.oid = i.indrelid
+        JOIN pg_namespace n ON n.oid = t.relnamespace
+        LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.contype IN ('p', 'u')
+        LEFT JOIN pg_attribute a1 ON a1.attrelid = t.oid AND a1.attnum = i.indkey[0]
+        LEFT JOIN pg_attrdef d ON d.adrelid = t.oid AND d.adnum = a1.attnum
+        WHERE i.indisunique AND i.indisvalid AND ic.relkind = 'i' AND ic.relam = 403
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
+          AND NOT pg_is_other_temp_schema(n.oid)
+          AND ($1::text IS NULL OR n.nspname = $1)
+        ORDER BY pg_relation_size(ic.oid) DESC, 1, 2, 3";
+
+    struct Row {
+        schema: String,
+        table: String,
+        index: String,
+        index_oid: pg_sys::Oid,
+        constraint: String,
+        columns: i32,
+        key_columns: String,
+        column: Option<String>,
+        type_name: String,
+        identity: String,
+        default_expr: Option<String>,
+        rows: Option<i64>,
+        index_bytes: i64,
+        readable: bool,
+        is_expression: bool,
+    }
+
+    fn sample(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
+        let q = format!(
+            "SELECT count(*), count(*) FILTER (WHERE v ~* '^[0-9a-f]{{8}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{12}}$'),
+                    count(*) FILTER (WHERE v ~* '^[0-7][0-9a-hjkmnp-tv-z]{{25}}$')
+             FROM (SELECT {}::text AS v FROM {} WHERE {} IS NOT NULL LIMIT 100) s",
+            pgrx::spi::quote_identifier(column),
+            quote_qualified_identifier(schema, table),
+            pgrx::spi::quote_identifier(column)
+        );
+        let (n, u, l) = Spi::get_three::<i64, i64, i64>(&q).ok()?;
+        Some((n?, u?, l?))
+    }
+
+    /// One row per primary-key and unique B-tree index of the current database (or of one schema):
+    /// the key, how it gets its values, row estimate, index size and its share of shared_buffers,
+    /// leaf density and fragmentation (measured with keybench_density for indexes up to
+    /// `density_size_limit` bytes unless `measure_density` says otherwise), a projection of the row
+    /// count at which the index outgrows shared_buffers, and a verdict with the figures it rests on.
+    #[allow(clippy::type_complexity)] // pgrx reads the column names from this signature
+    #[pg_extern(volatile, parallel_unsafe)]
+    fn keybench_audit(
+        schema_name: default!(Option<&str>, "NULL"),
+        measure_density: default!(Option<bool>, "NULL"),
+        density_size_limit: default!(i64, 104857600),
+    ) -> TableIterator<
+        'static,
+        (
+            name!(schema_name, String),
+            name!(table_name, String),
+            name!(index_name, String),
+            name!(constraint_kind, String),
+            name!(key_columns, String),
+            name!(key_default, Option<String>),
+            name!(key_kind, String),
+            name!(row_estimate, Option<i64>),
+            name!(index_bytes, i64),
+            name!(share_of_shared_buffers, f64),
+            name!(avg_leaf_density, Option<f64>),
+            name!(leaf_fragmentation, Option<f64>),
+            name!(bytes_per_key, Option<f64>),
+            name!(projected_rows_at_shared_buffers, Option<i64>),
+            name!(finding, String),
+            name!(verdict, String),
+        ),
+    > {
+        let shared_buffers: i64 = Spi::get_one(
+            "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'",
+        )
+        .ok()
+        .flatten()
+        .unwrap_or(128 << 20);
+        let ext_schema: String = Spi::get_one(
+            "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+             WHERE e.extname = 'keybench'",
+        )
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "public".into());
+        let has_native_v7 = pg_sys::PG_VERSION_NUM >= 180000;
+        let uuidv7_call = if has_native_v7 {
+            "uuidv7()".to_string()
+        } else {
+            format!("{ext_schema}.uuidv7()")
+        };
+        let rows: Vec<Row> = Spi::connect(|client| {
+            let table = client.select(CATALOG, None, &[schema_name.into()])?;
+            let mut out = Vec::new();
+            for r in table {
+                out.push(Row {
+                    schema: r.get(1)?.unwrap_or_default(),
+                    table: r.get(2)?.unwrap_or_default(),
+                    index: r.get(3)?.unwrap_or_default(),
+                    index_oid: r.get(4)?.unwrap_or(pg_sys::InvalidOid),
+                    constraint: r.get(5)?.unwrap_or_default(),
+                    columns: r.get(6)?.unwrap_or(1),
+                    key_columns: r.get(7)?.unwrap_or_default(),
+                    column: r.get(8)?,
+                    type_name: r.get(9)?.unwrap_or_default(),
+                    identity: r.get(10)?.unwrap_or_default(),
+                    default_expr: r.get(11)?,
+                    rows: r.get(12)?,
+                    index_bytes: r.get(13)?.unwrap_or(0),
+                    readable: r.get(14)?.unwrap_or(false),
+                    is_expression: r.get(15)?.unwrap_or(false),
+                });
+            }
+            Ok::<_, pgrx::spi::Error>(out)
+        })
+        .unwrap_or_else(|e| pgrx::error!("keybench_audit: {e}"));
+
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            pgrx::check_for_interrupts!();
+            let measure = r.readable
+                && match measure_density {
+                    Some(m) => m,
+                    None => r.index_bytes <= density_size_limit,
+                };
+            let density = measure.then(|| crate::density::scan(r.index_oid));
+            let text_sample = if r.readable && r.columns == 1 && is_text_type(&r.type_name) {
+                r.column
+                    .as_deref()
+                    .and_then(|c| sample(&r.schema, &r.table, c))
+            } else {
+                None
+            };
+            let kind = classify(&KeyColumn {
+                columns: r.columns,
+                is_expression: r.is_expression,
+                type_name: r.type_name.clone(),
+                identity: r.identity.clone(),
+                default_expr: r.default_expr.clone(),
+                sample: text_sample,
+            });
+            let bytes_per_key = density.as_ref().and_then(|d| d.bytes_per_key).or_else(|| {
+                r.rows
+                    .filter(|n| *n > 0)
+                    .map(|n| r.index_bytes as f64 / n as f64)
+            });
+            let facts = Facts {
+                table: quote_qualified_identifier(&r.schema, &r.table),
+                column: pgrx::spi::quote_identifier(r.column.clone().unwrap_or_default()),
+                type_name: r.type_name.clone(),
+                rows: r.rows,
+                index_bytes: r.index_bytes,
+                shared_buffers_bytes: shared_buffers,
+                density: density.as_ref().map(|d| d.avg_leaf_density),
+                fragmentation: density.as_ref().map(|d| d.leaf_fragmentation),
+                uuidv7_call: uuidv7_call.clone(),
+            };
+            let (finding, text) = verdict(kind, &facts);
+            let key_default = match r.identity.as_str() {
+                "a" => Some("GENERATED ALWAYS AS IDENTITY".to_string()),
+                "d" => Some("GENERATED BY DEFAULT AS IDENTITY".to_string()),
+                _ => r.default_expr.clone(),
+            };
+            let type_prefix = if matches!(kind, KeyKind::Identity | KeyKind::Sequence) {
+                format!("{} ", r.type_name)
+            } else {
+                String::new()
+            };
+            out.push((
+                r.schema,
+                r.table,
+                r.index,
+                r.constraint,
+                r.key_columns,
+                key_default,
+                format!("{type_prefix}{}", kind.label()),
+                r.rows,
+                r.index_bytes,
+                r.index_bytes as f64 / shared_buffers as f64,
+                facts.density,
+                facts.fragmentation,
+                bytes_per_key,
+                projected_rows(shared_buffers, bytes_per_key),
+                finding.to_string(),
+                text,
+            ));
+        }
+        TableIterator::new(out)
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    fn col(t: &str, default: Option<&str>) -> KeyColumn {
+        KeyColumn {
+            columns: 1,
+            type_name: t.into(),
+            default_expr: default.map(Into::into),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn classification() {
+        assert_eq!(
+            classify(&KeyColumn {
+                identity: "a".into(),
+                ..col("bigint", None)
+            }),
+            KeyKind::Identity
+        );
+        assert_eq!(
+            classify(&col("bigint", Some("nextval('t_id_seq'::regclass)"))),
+            KeyKind::Sequence
+        );
+        assert_eq!(
+            classify(&col("uuid", Some("gen_random_uuid()"))),
+            KeyKind::UuidV4
+        );
+        assert_eq!(classify(&col("uuid", Some("uuidv4()"))), KeyKind::UuidV4);
+        assert_eq!(classify(&col("uuid", Some("uuidv7()"))), KeyKind::UuidV7);
+        assert_eq!(
+            classify(&col("uuid", Some("public.uuidv7()"))),
+            KeyKind::UuidV7
+        );
+        assert_eq!(
+            classify(&col("text", Some("(gen_random_uuid())::text"))),
+            KeyKind::UuidText
+        );
+        assert_eq!(classify(&col("text", Some("ulid()"))), KeyKind::UlidText);
+        assert_eq!(
+            classify(&col("uuid", Some("ulid_uuid()"))),
+            KeyKind::UlidUuid
+        );
+        assert_eq!(
+            classify(&col("bigint", Some("snowflake_id()"))),
+            KeyKind::Snowflake
+        );
+        assert_eq!(
+            classify(&col("text", Some("nanoid(21, 'abc'::text)"))),
+            KeyKind::NanoidText
+        );
+        assert_eq!(classify(&col("text", None)), KeyKind::ApplicationSupplied);
+        assert_eq!(
+            classify(&KeyColumn {
+                sample: Some((100, 100, 0)),
+                ..col("text", None)
+            }),
+            KeyKind::UuidText
+        );
+        assert_eq!(
+            classify(&KeyColumn {
+                sample: Some((100, 99, 0)),
+                ..col("text", None)
+            }),
+            KeyKind::ApplicationSupplied
+        );
+        assert_eq!(
+            classify(&KeyColumn {
+                columns: 2,
+                ..col("bigint", None)
+            }),
+            KeyKind::Composite
+        );
+    }
+
+    #[test]
+    fn verdicts_state_their_figures() {
+        let f = Facts {
+            table: "public.events".into(),
+            column: "id".into(),
+            type_name: "uuid".into(),
+            rows: Some(1_000_000),
+            index_bytes: 40 << 20,
+            shared_buffers_bytes: 128 << 20,
+            density: Some(71.25),
+            fragmentation: Some(49.5),
+            uuidv7_call: "uuidv7()".into(),
+        };
+        let (label, v) = verdict(KeyKind::UuidV4, &f);
+        assert_eq!(label, "random uuid default");
+        for needle in [
+            "40.0 MB",
+            "31% of shared_buffers",
+            "about 1000000 rows",
+            "71.25%",
+            "49.50%",
+            "SET DEFAULT uuidv7()",
+            "REINDEX",
+        ] {
+            assert!(v.contains(needle), "{needle} in {v}");
+        }
+        let (label, v) = verdict(
+            KeyKind::Identity,
+            &Facts {
+                density: Some(90.1),
+                fragmentation: Some(0.0),
+                ..f.clone()
+            },
+        );
+        assert_eq!(label, "ok");
+        assert!(v.contains("No change needed") && v.contains("90.10%"));
+        let (label, v) = verdict(
+            KeyKind::Identity,
+            &Facts {
+                density: Some(60.0),
+                ..f.clone()
+            },
+        );
+        assert_eq!(label, "low leaf density");
+        assert!(v.contains("26.7 MB"), "{v}");
+        let (label, _) = verdict(
+            KeyKind::UuidText,
+            &Facts {
+                density: None,
+                fragmentation: None,
+                ..f
+            },
+        );
+        assert_eq!(label, "uuid stored as text");
+    }
+
+    #[test]
+    fn projection() {
+        assert_eq!(projected_rows(128 << 20, Some(32.0)), Some(4_194_304));
+        assert_eq!(projected_rows(128 << 20, None), None);
+    }
+}
