@@ -302,6 +302,7 @@ impl crate::error::SqlError for DensityError {
 mod sql {
     use super::*;
     use crate::error::raise;
+    use pgrx::pg_sys::submodules::ffi::pg_guard_ffi_boundary;
     use pgrx::pgrx_sql_entity_graph::metadata::{
         ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
     };
@@ -408,6 +409,34 @@ mod sql {
         }
     }
 
+    /// The buffer-manager functions of the scan loop, declared again without pgrx's per-call
+    /// guard; see `scan` for the one boundary they run under.
+    #[allow(non_snake_case)]
+    mod raw {
+        use pgrx::pg_sys::*;
+        unsafe extern "C-unwind" {
+            #[link_name = "LockBuffer"]
+            pub fn LockBuffer(buffer: Buffer, mode: core::ffi::c_int);
+            #[link_name = "UnlockReleaseBuffer"]
+            pub fn UnlockReleaseBuffer(buffer: Buffer);
+            #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+            #[link_name = "ReadBufferExtended"]
+            pub fn ReadBufferExtended(
+                reln: Relation,
+                fork_num: ForkNumber::Type,
+                block_num: BlockNumber,
+                mode: ReadBufferMode::Type,
+                strategy: BufferAccessStrategy,
+            ) -> Buffer;
+            #[cfg(any(feature = "pg17", feature = "pg18"))]
+            #[link_name = "read_stream_next_buffer"]
+            pub fn read_stream_next_buffer(
+                stream: *mut ReadStream,
+                per_buffer_data: *mut *mut core::ffi::c_void,
+            ) -> Buffer;
+        }
+    }
+
     /// Blocks 1..n of the index, in order. On PostgreSQL 17 and later through a read stream, which
     /// combines neighbouring blocks into larger reads; before, one ReadBufferExtended per block, as
     /// pgstatindex does there. Both use the caller's bulk-read ring.
@@ -489,20 +518,17 @@ mod sql {
             BlockSource { rel, strategy }
         }
 
-        /// The pinned buffer of block `blkno`, the next in order.
+        /// The pinned buffer of block `blkno`, the next in order (InvalidBuffer if the stream
+        /// ended early). Calls C directly: only under a `pg_guard_ffi_boundary`.
         #[cfg(any(feature = "pg17", feature = "pg18"))]
-        unsafe fn next(&mut self, blkno: u32) -> pg_sys::Buffer {
-            let buf = unsafe { pg_sys::read_stream_next_buffer(self.stream, std::ptr::null_mut()) };
-            if buf == pg_sys::InvalidBuffer as pg_sys::Buffer {
-                pgrx::error!("keybench_density: read stream ended before block {blkno}");
-            }
-            buf
+        unsafe fn next(&mut self, _blkno: u32) -> pg_sys::Buffer {
+            unsafe { raw::read_stream_next_buffer(self.stream, std::ptr::null_mut()) }
         }
 
         #[cfg(not(any(feature = "pg17", feature = "pg18")))]
         unsafe fn next(&mut self, blkno: u32) -> pg_sys::Buffer {
             unsafe {
-                pg_sys::ReadBufferExtended(
+                raw::ReadBufferExtended(
                     self.rel,
                     pg_sys::ForkNumber::MAIN_FORKNUM,
                     blkno,
@@ -570,12 +596,36 @@ mod sql {
                 ..Totals::default()
             };
             let mut blocks = BlockSource::new(rel, strategy, nblocks);
-            for blkno in 1..nblocks {
+            // pgrx wraps every call into PostgreSQL in its own setjmp, which on this loop's three
+            // calls per page costs more than the page itself. So the loop runs under one
+            // boundary and calls the C functions directly: an ERROR raised inside (I/O error)
+            // lands on that boundary, skipping only frames that own nothing. It steps out when an
+            // interrupt is pending, so that cancel and statement_timeout are served between pages.
+            let mut next = 1u32;
+            while next < nblocks {
                 pgrx::check_for_interrupts!();
-                let buf = blocks.next(blkno);
-                pg_sys::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
-                totals.add(blkno, &BtPage::parse(page_of(buf)));
-                pg_sys::UnlockReleaseBuffer(buf);
+                let start = next;
+                let (reached, stream_ended) = pg_guard_ffi_boundary(|| {
+                    let mut blkno = start;
+                    while blkno < nblocks {
+                        if blkno > start && pg_sys::InterruptPending != 0 {
+                            break;
+                        }
+                        let buf = blocks.next(blkno);
+                        if buf == pg_sys::InvalidBuffer as pg_sys::Buffer {
+                            return (blkno, true);
+                        }
+                        raw::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+                        totals.add(blkno, &BtPage::parse(page_of(buf)));
+                        raw::UnlockReleaseBuffer(buf);
+                        blkno += 1;
+                    }
+                    (blkno, false)
+                });
+                if stream_ended {
+                    pgrx::error!("keybench_density: read stream ended before block {reached}");
+                }
+                next = reached;
             }
             blocks.end();
             pg_sys::FreeAccessStrategy(strategy);
