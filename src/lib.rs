@@ -6,6 +6,7 @@
 //! - [`nanoid`]: nanoid over any alphabet, without modulo bias
 //! - [`density`]: B-tree leaf density and fragmentation (pgstatindex's figures and more)
 //! - [`audit`]: the keys a database already has, with a verdict for each
+//! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
 
@@ -19,6 +20,7 @@ pub mod error;
 pub mod guc;
 pub mod nanoid;
 pub mod rng;
+pub mod run;
 mod scratch;
 pub mod shmem;
 pub mod snowflake;

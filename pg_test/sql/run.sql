@@ -1,0 +1,108 @@
+-- keybench_run: the in-server insert workload.
+CREATE EXTENSION IF NOT EXISTS keybench;
+CREATE EXTENSION IF NOT EXISTS dblink;
+CREATE FUNCTION pg_temp.count_rows(t text) RETURNS bigint LANGUAGE plpgsql AS
+  $$ DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM %s', t) INTO n; RETURN n; END $$;
+CREATE FUNCTION pg_temp.err(q text, OUT state text, OUT message text, OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  state := 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END $$;
+
+-- Two clients, 20 batches of 1000 rows of experiment A's table.
+CREATE TEMP TABLE r AS SELECT * FROM keybench_run('bigint', 20000, clients => 2);
+SELECT kind, rows, clients, batches, rows_per_sec > 0 AS has_rate, wal_bytes > 20000 * 60 AS wal_covers_payload,
+       wal_records >= 20000 AS a_record_per_row, shared_dirtied > 0 AS dirtied, avg_leaf_density > 85 AS dense,
+       leaf_fragmentation = 0 AS unfragmented, heap_bytes > 0 AND index_bytes > 0 AS sized, table_name
+FROM r;
+-- The run and its batches are recorded; the batches add up to the run's totals.
+SELECT r.status, r.kind, r.server_version IS NOT NULL AND r.shared_buffers IS NOT NULL AND r.data_checksums IS NOT NULL
+         AND r.wal_compression IS NOT NULL AND r.full_page_writes IS NOT NULL AS settings_recorded,
+       count(b.*) AS batches, sum(b.rows) AS rows,
+       sum(b.wal_bytes) = r.wal_bytes AND sum(b.wal_records) = r.wal_records AND sum(b.wal_fpi) = r.wal_fpi
+         AND sum(b.shared_hit) = r.shared_hit AND sum(b.shared_read) = r.shared_read
+         AND sum(b.shared_dirtied) = r.shared_dirtied AND sum(b.shared_written) = r.shared_written
+         AND sum(b.index_blks_read) = r.index_blks_read AS batches_add_up,
+       count(DISTINCT b.client) AS clients_seen,
+       r.lsn_delta >= r.wal_bytes AS lsn_delta_covers_backend_wal
+FROM keybench.runs r JOIN keybench.batches b USING (run_id)
+WHERE r.run_id = (SELECT run_id FROM r)
+GROUP BY r.run_id;
+-- The two clients' batches overlap in time: they really ran concurrently.
+SELECT count(*) > 0 AS batches_overlap
+FROM keybench.batches a JOIN keybench.batches b USING (run_id)
+WHERE a.run_id = (SELECT run_id FROM r) AND a.client < b.client
+  AND a.started_at < b.started_at + b.elapsed_ms * interval '1 ms'
+  AND b.started_at < a.started_at + a.elapsed_ms * interval '1 ms';
+-- The table is dropped unless kept.
+SELECT to_regclass('keybench.run_' || run_id || '_bigint') IS NULL AS dropped FROM r;
+
+-- Random keys, experiment C's table with its secondary indexes, kept for a probe.
+CREATE TEMP TABLE k AS SELECT * FROM keybench_run('uuidv4', 20000, shape => 'c', keep => true, fillfactor => 80);
+-- Unqualified keybench_run with only a kind and a row count works too (batch_size defaults to
+-- 1000, or to the row count when smaller).
+SELECT kind, rows, batches FROM keybench_run('uuidv7', 500);
+SELECT kind, avg_leaf_density < 80 AS random_keys_less_dense, leaf_fragmentation > 10 AS fragmented,
+       table_name = 'keybench.run_' || run_id || '_uuidv4' AS named,
+       (SELECT count(*) FROM pg_index WHERE indrelid = table_name::regclass) AS indexes
+FROM k;
+SELECT p.rows, p.wal_bytes > 0 AS wal, p.shared_dirtied > 0 AS dirtied, p.elapsed_ms > 0 AS timed
+FROM k, keybench_probe(k.run_id, 5000) p;
+SELECT pg_temp.count_rows(table_name) AS rows_after_probe FROM k;
+-- One single-row INSERT per transaction, as pgbench clients in experiment C.
+SELECT kind, rows, batches, wal_records >= 2000 AS records FROM keybench_run('uuidv7', 2000, batch_size => 100, method => 'single');
+-- The series of a run.
+SELECT count(*) AS batches, min(batch) AS first, max(batch) AS last, bool_and(index_bytes > 0) AS sizes
+FROM keybench_series((SELECT run_id FROM r));
+
+-- Bad input.
+\x on
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('uuid9', 10000)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 0)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10, batch_size => 11)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, clients => 0)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, shape => 'b')$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, method => 'copy2')$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, fillfactor => 5)$$);
+SELECT * FROM pg_temp.err($$SELECT * FROM keybench_probe(999999)$$);
+-- More clients than worker slots.
+SELECT state, regexp_replace(message, '[0-9]+ could', 'N could') AS message, detail, hint
+FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 1000, batch_size => 10, clients => 64)$$);
+\x off
+
+-- Cancel: statement_timeout stops the run; its workers exit and its table is dropped.
+SET statement_timeout = '1500ms';
+SELECT run_id FROM keybench_run('uuidv4', 50000000, clients => 2);
+RESET statement_timeout;
+SELECT pg_sleep(1);
+SELECT count(*) AS workers_left FROM pg_stat_activity WHERE backend_type = 'keybench run worker';
+SELECT status, to_regclass(table_name) IS NULL AS table_gone, (SELECT count(*) > 0 FROM keybench.batches b WHERE b.run_id = r.run_id) AS had_loaded
+FROM keybench.runs r WHERE run_id = (SELECT max(run_id) FROM keybench.runs);
+
+-- A worker that fails fails the run with its error: here another session drops the table mid-run.
+-- Progress is visible from another session while the run is in flight.
+SELECT dblink_connect('runner', format('dbname=%s user=%s port=%s host=%s', current_database(), current_user,
+       current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+SELECT dblink_send_query('runner', $$SELECT run_id FROM keybench_run('bigint', 50000000, keep => true)$$);
+SELECT pg_sleep(0.5);
+DO $$ BEGIN
+  FOR i IN 1..100 LOOP
+    EXIT WHEN (SELECT rows_done > 0 FROM keybench.progress LIMIT 1);
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT kind, rows, rows_done > 0 AS rows_done, percent < 100 AS unfinished, rows_per_sec > 0 AS rate, eta IS NOT NULL AS eta
+FROM keybench.progress;
+DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM keybench.runs WHERE status = 'running'); END $$;
+SET client_min_messages = warning;
+SELECT count(*) AS result_rows FROM dblink_get_result('runner', false) AS t(run_id bigint);
+RESET client_min_messages;
+SELECT regexp_replace(dblink_error_message('runner'), 'run_[0-9]+_', 'run_N_') AS runner_error;
+SELECT dblink_disconnect('runner');
+SELECT status, regexp_replace(error, 'run_[0-9]+_', 'run_N_') AS error FROM keybench.runs WHERE run_id = (SELECT max(run_id) FROM keybench.runs);
+SELECT count(*) AS workers_left FROM pg_stat_activity WHERE backend_type = 'keybench run worker';
+DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM k); END $$;

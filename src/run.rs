@@ -1,0 +1,562 @@
+//! keybench_run: load a table keyed by one kind of key inside the server, from one or several
+//! concurrent background workers, each batch its own transaction, and report what the backend's
+//! own counters saw.
+//!
+//! The calling backend (the leader) validates, creates a dynamic shared memory segment, starts
+//! `clients` workers and waits. Worker 0 sets the run up (the row in keybench.runs, the table) and
+//! commits; then every worker takes batches from a shared counter until the rows run out, measuring
+//! each batch with the backend's WAL and buffer usage counters (what EXPLAIN (WAL, BUFFERS) reads)
+//! and the transaction's index block counters. The last worker out finishes the run (totals,
+//! sizes, density, the table dropped unless kept) and hands the summary to the leader.
+//! If the leader goes away (cancel, statement_timeout, error, disconnect), its detach from the
+//! segment tells the workers, which abort and clean up: the run is marked cancelled and its table
+//! dropped unless kept.
+
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, Ordering};
+
+pub const MAX_CLIENTS: usize = 64;
+pub const MAX_ROWS: i64 = 1_000_000_000;
+pub const MAX_BATCH: i64 = 10_000_000;
+pub const MAX_PAYLOAD: i32 = 100_000;
+/// The batch size when none is given (capped at the row count).
+pub const DEFAULT_BATCH: i64 = 1000;
+
+/// The kinds of key a run can load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Bigint,
+    Uuidv7,
+    Uuidv4,
+    Uuidv7Native,
+    GenRandomUuid,
+    Snowflake,
+    Ulid,
+    UlidUuid,
+    Nanoid,
+    Uuidv4Text,
+}
+
+pub const KINDS: [Kind; 10] = [
+    Kind::Bigint,
+    Kind::Uuidv7,
+    Kind::Uuidv4,
+    Kind::Uuidv7Native,
+    Kind::GenRandomUuid,
+    Kind::Snowflake,
+    Kind::Ulid,
+    Kind::UlidUuid,
+    Kind::Nanoid,
+    Kind::Uuidv4Text,
+];
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bigint => "bigint",
+            Kind::Uuidv7 => "uuidv7",
+            Kind::Uuidv4 => "uuidv4",
+            Kind::Uuidv7Native => "uuidv7_native",
+            Kind::GenRandomUuid => "gen_random_uuid",
+            Kind::Snowflake => "snowflake",
+            Kind::Ulid => "ulid",
+            Kind::UlidUuid => "ulid_uuid",
+            Kind::Nanoid => "nanoid",
+            Kind::Uuidv4Text => "uuidv4_text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        KINDS
+            .iter()
+            .copied()
+            .find(|k| k.name() == s.trim().to_ascii_lowercase())
+    }
+
+    pub fn from_u8(v: u8) -> Kind {
+        KINDS[v as usize % KINDS.len()]
+    }
+
+    /// The key column; `ext` is keybench's (quoted) schema.
+    pub fn column(self, ext: &str) -> String {
+        match self {
+            Kind::Bigint => "id bigint GENERATED ALWAYS AS IDENTITY".into(),
+            Kind::Uuidv7 => format!("id uuid NOT NULL DEFAULT {ext}.uuidv7()"),
+            Kind::Uuidv4 => format!("id uuid NOT NULL DEFAULT {ext}.uuidv4()"),
+            Kind::Uuidv7Native => "id uuid NOT NULL DEFAULT pg_catalog.uuidv7()".into(),
+            Kind::GenRandomUuid => "id uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid()".into(),
+            Kind::Snowflake => format!("id bigint NOT NULL DEFAULT {ext}.snowflake_id()"),
+            Kind::Ulid => format!("id text NOT NULL DEFAULT {ext}.ulid()"),
+            Kind::UlidUuid => format!("id uuid NOT NULL DEFAULT {ext}.ulid_uuid()"),
+            Kind::Nanoid => format!("id text NOT NULL DEFAULT {ext}.nanoid()"),
+            Kind::Uuidv4Text => format!("id text NOT NULL DEFAULT {ext}.uuidv4()::text"),
+        }
+    }
+
+    /// A server function the kind needs, if it is not keybench's own.
+    pub fn server_function(self) -> Option<&'static str> {
+        match self {
+            Kind::Uuidv7Native => Some("pg_catalog.uuidv7()"),
+            _ => None,
+        }
+    }
+}
+
+pub fn kind_names() -> String {
+    KINDS
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The table around the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Shape {
+    /// Experiment A: customer_id, created_at, payload.
+    A,
+    /// Experiment C: user_id, created_at, payload, with secondary indexes on user_id and created_at.
+    C,
+    /// Experiment D: payload only.
+    D,
+}
+
+impl Shape {
+    pub fn parse(s: &str) -> Option<Shape> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "a" => Some(Shape::A),
+            "c" => Some(Shape::C),
+            "d" => Some(Shape::D),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::A => "a",
+            Shape::C => "c",
+            Shape::D => "d",
+        }
+    }
+
+    fn from_u8(v: u8) -> Shape {
+        [Shape::A, Shape::C, Shape::D][v as usize % 3]
+    }
+
+    fn columns(self) -> &'static str {
+        match self {
+            Shape::A => {
+                "customer_id bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL"
+            }
+            Shape::C => "user_id bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL",
+            Shape::D => "payload text NOT NULL",
+        }
+    }
+
+    /// Column list and the expressions of one generated row (the key and created_at come from
+    /// their defaults).
+    fn row(self, width: i32) -> (&'static str, String) {
+        match self {
+            Shape::A => (
+                "customer_id, payload",
+                format!("(random() * 100000)::bigint, repeat('x', {width})"),
+            ),
+            Shape::C => (
+                "user_id, payload",
+                format!("(random() * 100000)::bigint, repeat('x', {width})"),
+            ),
+            Shape::D => ("payload", format!("repeat('x', {width})")),
+        }
+    }
+}
+
+/// How rows are loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Method {
+    /// `INSERT ... SELECT ... FROM generate_series(1, batch_size)`, one transaction per batch.
+    Insert,
+    /// One single-row INSERT per transaction (experiment C's pgbench clients); a batch is
+    /// `batch_size` such transactions.
+    Single,
+}
+
+impl Method {
+    pub fn parse(s: &str) -> Option<Method> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "insert" => Some(Method::Insert),
+            "single" => Some(Method::Single),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Insert => "insert",
+            Method::Single => "single",
+        }
+    }
+
+    fn from_u8(v: u8) -> Method {
+        [Method::Insert, Method::Single][v as usize % 2]
+    }
+}
+
+/// A run's parameters, as stored in shared memory (plain data).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct Params {
+    pub rows: i64,
+    pub batch_size: i64,
+    pub clients: i32,
+    pub payload_width: i32,
+    pub fillfactor: i32,
+    pub kind: u8,
+    pub shape: u8,
+    pub method: u8,
+    pub checkpoint_first: bool,
+    pub keep: bool,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error("unknown key kind \"{0}\"")]
+    UnknownKind(String),
+    #[error("key kind \"{0}\" needs {1}, which this server does not have")]
+    KindUnavailable(String, &'static str),
+    #[error("rows must be between 1 and {MAX_ROWS}, not {0}")]
+    Rows(i64),
+    #[error("batch_size must be between 1 and rows ({1}), not {0}")]
+    BatchSize(i64, i64),
+    #[error("clients must be between 1 and {MAX_CLIENTS}, not {0}")]
+    Clients(i32),
+    #[error("payload_width must be between 0 and {MAX_PAYLOAD}, not {0}")]
+    PayloadWidth(i32),
+    #[error("fillfactor must be between 10 and 100, not {0}")]
+    Fillfactor(i32),
+    #[error("unknown table shape \"{0}\"")]
+    Shape(String),
+    #[error("unknown load method \"{0}\"")]
+    Method(String),
+    #[error("keybench_run needs {needed} background workers, but only {started} could be started")]
+    Workers {
+        needed: i32,
+        started: i32,
+        max_worker_processes: String,
+    },
+    #[error("keybench_run failed: {0}")]
+    Worker(String),
+    #[error("keybench_run: its workers exited without finishing the run")]
+    WorkersLost,
+}
+
+/// Check and pack the arguments of keybench_run.
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    kind: &str,
+    rows: i64,
+    batch_size: i64,
+    clients: i32,
+    payload_width: i32,
+    shape: &str,
+    method: &str,
+    fillfactor: i32,
+    checkpoint_first: bool,
+    keep: bool,
+) -> Result<Params, RunError> {
+    let k = Kind::parse(kind).ok_or_else(|| RunError::UnknownKind(kind.into()))?;
+    if !(1..=MAX_ROWS).contains(&rows) {
+        return Err(RunError::Rows(rows));
+    }
+    if !(1..=rows.min(MAX_BATCH)).contains(&batch_size) {
+        return Err(RunError::BatchSize(batch_size, rows));
+    }
+    if !(1..=MAX_CLIENTS as i32).contains(&clients) {
+        return Err(RunError::Clients(clients));
+    }
+    if !(0..=MAX_PAYLOAD).contains(&payload_width) {
+        return Err(RunError::PayloadWidth(payload_width));
+    }
+    if !(10..=100).contains(&fillfactor) {
+        return Err(RunError::Fillfactor(fillfactor));
+    }
+    let s = Shape::parse(shape).ok_or_else(|| RunError::Shape(shape.into()))?;
+    let m = Method::parse(method).ok_or_else(|| RunError::Method(method.into()))?;
+    Ok(Params {
+        rows,
+        batch_size,
+        clients,
+        payload_width,
+        fillfactor,
+        kind: k as u8,
+        shape: s as u8,
+        method: m as u8,
+        checkpoint_first,
+        keep,
+    })
+}
+
+impl Params {
+    pub fn kind(&self) -> Kind {
+        Kind::from_u8(self.kind)
+    }
+    pub fn shape(&self) -> Shape {
+        Shape::from_u8(self.shape)
+    }
+    pub fn method(&self) -> Method {
+        Method::from_u8(self.method)
+    }
+
+    /// Number of batches.
+    pub fn batches(&self) -> i64 {
+        (self.rows + self.batch_size - 1) / self.batch_size
+    }
+
+    /// Rows in batch `b` (0-based), None past the end.
+    pub fn batch_rows(&self, b: i64) -> Option<i64> {
+        let first = b.checked_mul(self.batch_size)?;
+        (b >= 0 && first < self.rows).then(|| self.batch_size.min(self.rows - first))
+    }
+
+    /// The statements that create the run's table: `table` is schema-qualified and quoted.
+    pub fn create_table(&self, ext: &str, table: &str, index: &str) -> Vec<String> {
+        let shape = self.shape();
+        let mut sql = vec![format!(
+            "CREATE TABLE {table} ({}, {}, CONSTRAINT {index} PRIMARY KEY (id) WITH (fillfactor = {}))",
+            self.kind().column(ext),
+            shape.columns(),
+            self.fillfactor
+        )];
+        if shape == Shape::C {
+            for col in ["user_id", "created_at"] {
+                sql.push(format!(
+                    "CREATE INDEX ON {table} ({col}) WITH (fillfactor = {})",
+                    self.fillfactor
+                ));
+            }
+        }
+        sql
+    }
+
+    /// One batch of `n` rows in one statement.
+    pub fn insert_batch(&self, table: &str, n: i64) -> String {
+        let (cols, exprs) = self.shape().row(self.payload_width);
+        format!("INSERT INTO {table} ({cols}) SELECT {exprs} FROM generate_series(1, {n})")
+    }
+
+    /// One row in one statement.
+    pub fn insert_one(&self, table: &str) -> String {
+        let (cols, exprs) = self.shape().row(self.payload_width);
+        format!("INSERT INTO {table} ({cols}) VALUES ({exprs})")
+    }
+}
+
+/// The counters one batch adds up.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counters {
+    pub wal_bytes: i64,
+    pub wal_records: i64,
+    pub wal_fpi: i64,
+    pub shared_hit: i64,
+    pub shared_read: i64,
+    pub shared_dirtied: i64,
+    pub shared_written: i64,
+    pub index_blks_read: i64,
+    pub index_blks_hit: i64,
+}
+
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.wal_bytes += o.wal_bytes;
+        self.wal_records += o.wal_records;
+        self.wal_fpi += o.wal_fpi;
+        self.shared_hit += o.shared_hit;
+        self.shared_read += o.shared_read;
+        self.shared_dirtied += o.shared_dirtied;
+        self.shared_written += o.shared_written;
+        self.index_blks_read += o.index_blks_read;
+        self.index_blks_hit += o.index_blks_hit;
+    }
+}
+
+/// A NOTICE line for progress.
+pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
+    let rate = if elapsed_s > 0.0 {
+        done as f64 / elapsed_s
+    } else {
+        0.0
+    };
+    let eta = if rate > 0.0 {
+        (total - done) as f64 / rate
+    } else {
+        f64::NAN
+    };
+    format!(
+        "keybench_run: {done} of {total} rows ({:.0}%), {rate:.0} rows/s, about {eta:.0} s to go",
+        100.0 * done as f64 / total as f64
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory between the leader and its workers.
+
+pub const STATE_PENDING: u32 = 0;
+pub const STATE_READY: u32 = 1;
+pub const STATE_FAILED: u32 = 2;
+
+pub const FINISHED_NO: u32 = 0;
+pub const FINISHED_OK: u32 = 1;
+pub const FINISHED_FAILED: u32 = 2;
+pub const FINISHED_CANCELLED: u32 = 3;
+
+/// What the finishing worker hands back to the leader.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct Summary {
+    pub run_id: i64,
+    pub batches: i64,
+    pub elapsed_ms: f64,
+    pub counters: Counters,
+    pub lsn_delta: i64,
+    pub checkpoints: i64,
+    pub heap_bytes: i64,
+    pub index_bytes: i64,
+    pub avg_leaf_density: f64,
+    pub leaf_fragmentation: f64,
+}
+
+#[repr(C)]
+pub struct Shared {
+    pub params: Params,
+    pub leader_pid: i32,
+    pub database: u32,
+    pub user: u32,
+    pub ext_schema: [u8; 256],
+    /// Set when the leader detaches: the run is to be abandoned.
+    pub leader_gone: AtomicU32,
+    pub setup: AtomicU32,
+    pub run_id: AtomicI64,
+    pub index_oid: AtomicU32,
+    pub load_start_ns: AtomicI64,
+    pub next_batch: AtomicI64,
+    pub rows_done: AtomicI64,
+    pub workers_left: AtomicU32,
+    pub finished: AtomicU32,
+    pub worker_pids: [AtomicI32; MAX_CLIENTS],
+    pub error_set: AtomicU32,
+    pub error_len: AtomicU32,
+    pub error: [u8; 1024],
+    pub table: [u8; 256],
+    pub summary: Summary,
+}
+
+fn put_str(dst: &mut [u8], s: &str) -> usize {
+    let n = s.len().min(dst.len());
+    dst[..n].copy_from_slice(&s.as_bytes()[..n]);
+    n
+}
+
+fn get_str(src: &[u8]) -> String {
+    let end = src.iter().position(|&b| b == 0).unwrap_or(src.len());
+    String::from_utf8_lossy(&src[..end]).into_owned()
+}
+
+impl Shared {
+    pub fn ext_schema(&self) -> String {
+        get_str(&self.ext_schema)
+    }
+    pub fn table(&self) -> String {
+        get_str(&self.table)
+    }
+    pub fn error(&self) -> String {
+        let n = self.error_len.load(Ordering::Acquire) as usize;
+        String::from_utf8_lossy(&self.error[..n.min(self.error.len())]).into_owned()
+    }
+}
+
+mod sql;
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    fn p(rows: i64, batch: i64) -> Params {
+        validate(
+            "bigint", rows, batch, 1, 60, "a", "insert", 90, false, false,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn batches_cover_every_row_once() {
+        let params = p(10_500, 1000);
+        assert_eq!(params.batches(), 11);
+        let total: i64 = (0..params.batches())
+            .map(|b| params.batch_rows(b).unwrap())
+            .sum();
+        assert_eq!(total, 10_500);
+        assert_eq!(params.batch_rows(10), Some(500));
+        assert_eq!(params.batch_rows(11), None);
+    }
+
+    #[test]
+    fn validation() {
+        let v = |kind: &str, rows, batch, clients, shape: &str, method: &str| {
+            validate(
+                kind, rows, batch, clients, 60, shape, method, 90, false, false,
+            )
+        };
+        assert_eq!(
+            v("uuid9", 10, 1, 1, "a", "insert"),
+            Err(RunError::UnknownKind("uuid9".into()))
+        );
+        assert_eq!(v("bigint", 0, 1, 1, "a", "insert"), Err(RunError::Rows(0)));
+        assert_eq!(
+            v("bigint", 10, 11, 1, "a", "insert"),
+            Err(RunError::BatchSize(11, 10))
+        );
+        assert_eq!(
+            v("bigint", 10, 0, 1, "a", "insert"),
+            Err(RunError::BatchSize(0, 10))
+        );
+        assert_eq!(
+            v("bigint", 10, 1, 0, "a", "insert"),
+            Err(RunError::Clients(0))
+        );
+        assert_eq!(
+            v("bigint", 10, 1, 1, "x", "insert"),
+            Err(RunError::Shape("x".into()))
+        );
+        assert_eq!(
+            v("bigint", 10, 1, 1, "a", "copyish"),
+            Err(RunError::Method("copyish".into()))
+        );
+        assert!(v("UUIDv7", 10, 1, 1, "C", "single").is_ok());
+    }
+
+    #[test]
+    fn statements() {
+        let params = validate("uuidv7", 100, 10, 1, 60, "c", "insert", 80, false, false).unwrap();
+        let ddl = params.create_table("public", "keybench.run_1_uuidv7", "run_1_uuidv7_pkey");
+        assert_eq!(ddl.len(), 3);
+        assert!(ddl[0].contains("id uuid NOT NULL DEFAULT public.uuidv7()"));
+        assert!(ddl[0].contains("PRIMARY KEY (id) WITH (fillfactor = 80)"));
+        assert_eq!(
+            params.insert_batch("t", 10),
+            "INSERT INTO t (user_id, payload) SELECT (random() * 100000)::bigint, repeat('x', 60) FROM generate_series(1, 10)"
+        );
+        assert_eq!(
+            params.insert_one("t"),
+            "INSERT INTO t (user_id, payload) VALUES ((random() * 100000)::bigint, repeat('x', 60))"
+        );
+    }
+
+    #[test]
+    fn progress() {
+        assert_eq!(
+            progress_line(250, 1000, 1.0),
+            "keybench_run: 250 of 1000 rows (25%), 250 rows/s, about 3 s to go"
+        );
+    }
+}

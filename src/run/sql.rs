@@ -1,0 +1,1078 @@
+//! The leader (keybench_run, keybench_compare, keybench_probe) and the background workers.
+
+use super::*;
+use crate::error::{raise, SqlError};
+use pgrx::bgworkers::{
+    BackgroundWorker, BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime,
+    DynamicBackgroundWorker,
+};
+use pgrx::datum::DatumWithOid;
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::panic::AssertUnwindSafe;
+
+extension_sql!(
+    r#"
+-- keybench_run's results, one row per run and one per batch, and the tables of kept runs.
+CREATE SCHEMA keybench;
+COMMENT ON SCHEMA keybench IS 'keybench: results of keybench_run and the tables of kept runs';
+CREATE TABLE keybench.runs (
+    run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+    started_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    kind text NOT NULL,
+    rows bigint NOT NULL,
+    batch_size bigint NOT NULL,
+    clients int NOT NULL,
+    payload_width int NOT NULL,
+    shape text NOT NULL,
+    method text NOT NULL,
+    fillfactor int NOT NULL,
+    checkpoint_first boolean NOT NULL,
+    keep boolean NOT NULL,
+    table_name text,
+    server_version text,
+    shared_buffers text,
+    checkpoint_timeout text,
+    max_wal_size text,
+    full_page_writes text,
+    wal_compression text,
+    data_checksums text,
+    synchronous_commit text,
+    lsn_start pg_lsn,
+    checkpoints_start bigint,
+    batches bigint,
+    elapsed_ms float8,
+    rows_per_sec float8,
+    wal_bytes bigint,
+    wal_records bigint,
+    wal_fpi bigint,
+    shared_hit bigint,
+    shared_read bigint,
+    shared_dirtied bigint,
+    shared_written bigint,
+    index_blks_read bigint,
+    index_blks_hit bigint,
+    lsn_delta bigint,
+    checkpoints bigint,
+    heap_bytes bigint,
+    index_bytes bigint,
+    avg_leaf_density float8,
+    leaf_fragmentation float8,
+    error text
+);
+COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
+CREATE TABLE keybench.batches (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    batch bigint NOT NULL,
+    client int NOT NULL,
+    rows bigint NOT NULL,
+    rows_before bigint NOT NULL,
+    started_at timestamptz NOT NULL,
+    elapsed_ms float8 NOT NULL,
+    wal_bytes bigint NOT NULL,
+    wal_records bigint NOT NULL,
+    wal_fpi bigint NOT NULL,
+    shared_hit bigint NOT NULL,
+    shared_read bigint NOT NULL,
+    shared_dirtied bigint NOT NULL,
+    shared_written bigint NOT NULL,
+    index_blks_read bigint NOT NULL,
+    index_blks_hit bigint NOT NULL,
+    index_bytes bigint NOT NULL,
+    PRIMARY KEY (run_id, batch)
+);
+COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
+SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
+SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
+CREATE VIEW keybench.progress AS
+SELECT r.run_id, r.kind, r.clients, r.rows,
+       coalesce(sum(b.rows), 0)::bigint AS rows_done,
+       round(100.0 * coalesce(sum(b.rows), 0) / r.rows, 1) AS percent,
+       round((coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0))::numeric)
+           AS rows_per_sec,
+       (r.rows - coalesce(sum(b.rows), 0))
+           / nullif(coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0), 0)
+           * interval '1 second' AS eta,
+       r.started_at
+FROM keybench.runs r LEFT JOIN keybench.batches b USING (run_id)
+WHERE r.status = 'running'
+GROUP BY r.run_id;
+COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, rate and ETA';
+GRANT USAGE ON SCHEMA keybench TO PUBLIC;
+GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress TO PUBLIC;
+
+-- The per-batch series of a run.
+CREATE FUNCTION keybench_series(run_id bigint) RETURNS SETOF keybench.batches
+LANGUAGE sql STABLE AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 ORDER BY b.batch $$;
+"#,
+    name = "run_schema",
+);
+
+impl SqlError for RunError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        use PgSqlErrorCode::*;
+        match self {
+            RunError::KindUnavailable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
+            RunError::Workers { .. } => ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+            RunError::Worker(_) | RunError::WorkersLost => ERRCODE_INTERNAL_ERROR,
+            _ => ERRCODE_INVALID_PARAMETER_VALUE,
+        }
+    }
+    fn detail(&self) -> Option<String> {
+        match self {
+            RunError::Workers { max_worker_processes, .. } => Some(format!(
+                "Each client is a dynamic background worker; max_worker_processes is {max_worker_processes}, \
+                 shared with other background workers and parallel queries."
+            )),
+            _ => None,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            RunError::UnknownKind(_) => Some(format!("Valid kinds are: {}.", kind_names())),
+            RunError::Shape(_) => Some(
+                "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
+            ),
+            RunError::Method(_) => Some("Valid methods are: insert, single.".into()),
+            RunError::Workers { .. } => Some(
+                "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
+            ),
+            RunError::KindUnavailable(..) => {
+                Some("uuidv7_native needs PostgreSQL 18; use uuidv7 (keybench's).".into())
+            }
+            RunError::WorkersLost => Some("The server log says why.".into()),
+            _ => None,
+        }
+    }
+}
+
+/// A worker's error, with its SQLSTATE.
+fn record_error(shared: &Shared, message: &str) {
+    if shared
+        .error_set
+        .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+    {
+        // SAFETY: only the winner of error_set writes the message.
+        let buf = unsafe { &mut (*(shared as *const Shared as *mut Shared)).error };
+        let n = put_str(buf, message);
+        shared.error_len.store(n as u32, Ordering::Release);
+    }
+}
+
+fn caught_message(e: &pgrx::pg_sys::panic::CaughtError) -> String {
+    use pgrx::pg_sys::panic::CaughtError::*;
+    let r = match e {
+        PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
+    };
+    match r.detail() {
+        Some(d) if !d.is_empty() => format!("{} ({d})", r.message()),
+        _ => r.message().to_string(),
+    }
+}
+
+/// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
+/// its message returned.
+fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    PgTryBuilder::new(AssertUnwindSafe(move || unsafe {
+        pg_sys::SetCurrentStatementStartTimestamp();
+        pg_sys::StartTransactionCommand();
+        pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+        let r = f();
+        pg_sys::PopActiveSnapshot();
+        pg_sys::CommitTransactionCommand();
+        Ok(r)
+    }))
+    .catch_others(|e| {
+        unsafe { pg_sys::AbortCurrentTransaction() };
+        Err(caught_message(&e))
+    })
+    .execute()
+}
+
+fn spi_run(sql: &str, args: &[DatumWithOid]) {
+    Spi::run_with_args(sql, args).unwrap_or_else(|e| pgrx::error!("{e}"));
+}
+
+fn spi_one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
+    Spi::get_one_with_args::<T>(sql, args).unwrap_or_else(|e| pgrx::error!("{e}"))
+}
+
+/// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
+#[derive(Clone, Copy)]
+struct Usage {
+    wal: pg_sys::WalUsage,
+    buf: pg_sys::BufferUsage,
+}
+
+fn usage() -> Usage {
+    // SAFETY: plain reads of this backend's counters.
+    unsafe {
+        Usage {
+            wal: pg_sys::pgWalUsage,
+            buf: pg_sys::pgBufferUsage,
+        }
+    }
+}
+
+fn delta(a: &Usage, b: &Usage) -> Counters {
+    Counters {
+        wal_bytes: (b.wal.wal_bytes - a.wal.wal_bytes) as i64,
+        wal_records: b.wal.wal_records - a.wal.wal_records,
+        wal_fpi: b.wal.wal_fpi - a.wal.wal_fpi,
+        shared_hit: b.buf.shared_blks_hit - a.buf.shared_blks_hit,
+        shared_read: b.buf.shared_blks_read - a.buf.shared_blks_read,
+        shared_dirtied: b.buf.shared_blks_dirtied - a.buf.shared_blks_dirtied,
+        shared_written: b.buf.shared_blks_written - a.buf.shared_blks_written,
+        index_blks_read: 0,
+        index_blks_hit: 0,
+    }
+}
+
+/// This transaction's block fetches and hits of one relation, from its pending statistics.
+fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
+    unsafe {
+        let fetched = pgrx::direct_function_call::<i64>(
+            pg_sys::pg_stat_get_xact_blocks_fetched,
+            &[rel.into_datum()],
+        );
+        let hit = pgrx::direct_function_call::<i64>(
+            pg_sys::pg_stat_get_xact_blocks_hit,
+            &[rel.into_datum()],
+        );
+        (fetched.unwrap_or(0), hit.unwrap_or(0))
+    }
+}
+
+fn now_ns() -> i64 {
+    crate::clock::realtime_ns()
+}
+
+fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
+    (ns / 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US)
+        .try_into()
+        .expect("the clock is in timestamptz's range")
+}
+
+/// A finished batch waiting to be written to keybench.batches (in the next transaction, so that the
+/// batch's own elapsed time includes its commit).
+struct BatchRecord {
+    batch: i64,
+    rows: i64,
+    started_ns: i64,
+    elapsed_ms: f64,
+    counters: Counters,
+    index_bytes: i64,
+}
+
+fn write_batch(run_id: i64, client: i32, batch_size: i64, r: &BatchRecord) {
+    let c = &r.counters;
+    spi_run(
+        "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, wal_bytes,
+            wal_records, wal_fpi, shared_hit, shared_read, shared_dirtied, shared_written, index_blks_read,
+            index_blks_hit, index_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+        &[
+            run_id.into(),
+            r.batch.into(),
+            client.into(),
+            r.rows.into(),
+            (r.batch * batch_size).into(),
+            pg_timestamp(r.started_ns).into(),
+            r.elapsed_ms.into(),
+            c.wal_bytes.into(),
+            c.wal_records.into(),
+            c.wal_fpi.into(),
+            c.shared_hit.into(),
+            c.shared_read.into(),
+            c.shared_dirtied.into(),
+            c.shared_written.into(),
+            c.index_blks_read.into(),
+            c.index_blks_hit.into(),
+            r.index_bytes.into(),
+        ],
+    );
+}
+
+const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
+    "SELECT (num_timed + num_requested)::bigint FROM pg_stat_checkpointer"
+} else {
+    "SELECT (checkpoints_timed + checkpoints_req)::bigint FROM pg_stat_bgwriter"
+};
+
+/// Worker 0: the run's row, its table, and the starting LSN and checkpoint count, committed.
+fn setup(shared: &mut Shared) -> Result<(), String> {
+    let p = shared.params;
+    let kind = p.kind();
+    let ext = shared.ext_schema();
+    let (run_id, index_oid, table) = in_transaction(|| {
+        let run_id: i64 = spi_one(
+            "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
+                checkpoint_first, keep, server_version, shared_buffers, checkpoint_timeout, max_wal_size,
+                full_page_writes, wal_compression, data_checksums, synchronous_commit)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, current_setting('server_version'),
+                current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
+                current_setting('max_wal_size'), current_setting('full_page_writes'),
+                current_setting('wal_compression'), current_setting('data_checksums'),
+                current_setting('synchronous_commit'))
+             RETURNING run_id",
+            &[
+                kind.name().into(),
+                p.rows.into(),
+                p.batch_size.into(),
+                p.clients.into(),
+                p.payload_width.into(),
+                p.shape().name().into(),
+                p.method().name().into(),
+                p.fillfactor.into(),
+                p.checkpoint_first.into(),
+                p.keep.into(),
+            ],
+        )
+        .expect("INSERT ... RETURNING gives a row");
+        // Names are built from an integer and a fixed kind name: nothing from the user.
+        let name = format!("run_{run_id}_{}", kind.name());
+        let table = format!("keybench.{name}");
+        for stmt in p.create_table(&ext, &table, &format!("{name}_pkey")) {
+            spi_run(&stmt, &[]);
+        }
+        spi_run(
+            "UPDATE keybench.runs SET table_name = $2 WHERE run_id = $1",
+            &[run_id.into(), table.clone().into()],
+        );
+        let index_oid: pg_sys::Oid = spi_one(
+            "SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass AND indisprimary",
+            &[table.clone().into()],
+        )
+        .expect("the table has a primary key");
+        (run_id, index_oid, table)
+    })?;
+    shared.run_id.store(run_id, Ordering::Release);
+    shared
+        .index_oid
+        .store(index_oid.to_u32(), Ordering::Release);
+    put_str(&mut shared.table, &table);
+    if p.checkpoint_first {
+        in_transaction(|| spi_run("CHECKPOINT", &[]))?;
+    }
+    in_transaction(|| {
+        spi_run(
+            &format!(
+                "UPDATE keybench.runs SET lsn_start = pg_current_wal_insert_lsn(), checkpoints_start = ({CHECKPOINTS_SQL})
+                 WHERE run_id = $1"
+            ),
+            &[run_id.into()],
+        )
+    })?;
+    shared.load_start_ns.store(now_ns(), Ordering::Release);
+    Ok(())
+}
+
+fn stop_requested(shared: &Shared) -> bool {
+    shared.leader_gone.load(Ordering::Acquire) != 0 || shared.error_set.load(Ordering::Acquire) != 0
+}
+
+/// Load batches until the rows run out or the run is stopped.
+fn load(shared: &Shared, client: i32) -> Result<(), String> {
+    let p = shared.params;
+    let run_id = shared.run_id.load(Ordering::Acquire);
+    let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
+    let table = shared.table();
+    let mut pending: Option<BatchRecord> = None;
+    loop {
+        if stop_requested(shared) {
+            return Ok(());
+        }
+        let b = shared.next_batch.fetch_add(1, Ordering::AcqRel);
+        let Some(n) = p.batch_rows(b) else { break };
+        let started = now_ns();
+        let mut counters = Counters::default();
+        let transactions = if p.method() == Method::Single { n } else { 1 };
+        let mut index_bytes = 0;
+        for t in 0..transactions {
+            let last = t == transactions - 1;
+            let (c, size) = in_transaction(|| {
+                if let Some(rec) = pending.take() {
+                    write_batch(run_id, client, p.batch_size, &rec);
+                }
+                let before = usage();
+                let (f0, h0) = xact_blocks(index);
+                match p.method() {
+                    Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
+                    Method::Single => spi_run(&p.insert_one(&table), &[]),
+                }
+                let after = usage();
+                let (f1, h1) = xact_blocks(index);
+                let mut c = delta(&before, &after);
+                c.index_blks_hit = h1 - h0;
+                c.index_blks_read = (f1 - f0) - (h1 - h0);
+                let size = if last {
+                    spi_one::<i64>("SELECT pg_relation_size($1)", &[index.into()]).unwrap_or(0)
+                } else {
+                    0
+                };
+                (c, size)
+            })?;
+            counters += c;
+            index_bytes = size;
+            if !last && stop_requested(shared) {
+                return Ok(());
+            }
+        }
+        let elapsed_ms = (now_ns() - started) as f64 / 1e6;
+        pending = Some(BatchRecord {
+            batch: b,
+            rows: n,
+            started_ns: started,
+            elapsed_ms,
+            counters,
+            index_bytes,
+        });
+        shared.rows_done.fetch_add(n, Ordering::AcqRel);
+    }
+    if let Some(rec) = pending.take() {
+        in_transaction(|| write_batch(run_id, client, p.batch_size, &rec))?;
+    }
+    Ok(())
+}
+
+/// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
+/// marked failed/cancelled; the table dropped unless kept.
+fn finish(shared: &mut Shared) {
+    let p = shared.params;
+    let run_id = shared.run_id.load(Ordering::Acquire);
+    let table = shared.table();
+    let cancelled = shared.leader_gone.load(Ordering::Acquire) != 0;
+    let failed = shared.error_set.load(Ordering::Acquire) != 0;
+    if run_id == 0 {
+        shared.finished.store(FINISHED_FAILED, Ordering::Release);
+        return;
+    }
+    if failed || cancelled {
+        let status = if failed { "failed" } else { "cancelled" };
+        let error = shared.error();
+        // A cancel signal may still be on its way: try again if it lands in the clean-up.
+        for _ in 0..3 {
+            let done = in_transaction(|| {
+                if !p.keep {
+                    spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[]);
+                }
+                spi_run(
+                    "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                        table_name = CASE WHEN keep THEN table_name END
+                     WHERE run_id = $1",
+                    &[run_id.into(), status.into(), error.clone().into()],
+                );
+            });
+            if done.is_ok() {
+                break;
+            }
+        }
+        shared.finished.store(
+            if failed {
+                FINISHED_FAILED
+            } else {
+                FINISHED_CANCELLED
+            },
+            Ordering::Release,
+        );
+        return;
+    }
+    let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
+    let result = in_transaction(|| {
+        let d = crate::density::scan(index);
+        let totals = Spi::connect(|client| {
+            let row = client
+                .select(
+                    &format!(
+                        "SELECT count(*)::bigint, coalesce(sum(wal_bytes), 0)::bigint, coalesce(sum(wal_records), 0)::bigint,
+                            coalesce(sum(wal_fpi), 0)::bigint, coalesce(sum(shared_hit), 0)::bigint,
+                            coalesce(sum(shared_read), 0)::bigint, coalesce(sum(shared_dirtied), 0)::bigint,
+                            coalesce(sum(shared_written), 0)::bigint, coalesce(sum(index_blks_read), 0)::bigint,
+                            coalesce(sum(index_blks_hit), 0)::bigint,
+                            (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint FROM keybench.runs WHERE run_id = $1),
+                            (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1),
+                            pg_relation_size($2::regclass), pg_relation_size($3)
+                         FROM keybench.batches WHERE run_id = $1"
+                    ),
+                    Some(1),
+                    &[run_id.into(), table.clone().into(), index.into()],
+                )?
+                .first();
+            let g = |i: usize| row.get::<i64>(i).map(|v| v.unwrap_or(0));
+            Ok::<_, pgrx::spi::Error>(Summary {
+                run_id,
+                batches: g(1)?,
+                elapsed_ms,
+                counters: Counters {
+                    wal_bytes: g(2)?,
+                    wal_records: g(3)?,
+                    wal_fpi: g(4)?,
+                    shared_hit: g(5)?,
+                    shared_read: g(6)?,
+                    shared_dirtied: g(7)?,
+                    shared_written: g(8)?,
+                    index_blks_read: g(9)?,
+                    index_blks_hit: g(10)?,
+                },
+                lsn_delta: g(11)?,
+                checkpoints: g(12)?,
+                heap_bytes: g(13)?,
+                index_bytes: g(14)?,
+                avg_leaf_density: d.avg_leaf_density,
+                leaf_fragmentation: d.leaf_fragmentation,
+            })
+        })
+        .unwrap_or_else(|e| pgrx::error!("{e}"));
+        let s = &totals;
+        let c = &s.counters;
+        spi_run(
+            "UPDATE keybench.runs SET status = 'done', finished_at = clock_timestamp(), batches = $2, elapsed_ms = $3,
+                rows_per_sec = rows / nullif($3 / 1000.0, 0), wal_bytes = $4, wal_records = $5, wal_fpi = $6,
+                shared_hit = $7, shared_read = $8, shared_dirtied = $9, shared_written = $10, index_blks_read = $11,
+                index_blks_hit = $12, lsn_delta = $13, checkpoints = $14, heap_bytes = $15, index_bytes = $16,
+                avg_leaf_density = $17, leaf_fragmentation = $18, table_name = CASE WHEN keep THEN table_name END
+             WHERE run_id = $1",
+            &[
+                run_id.into(),
+                s.batches.into(),
+                s.elapsed_ms.into(),
+                c.wal_bytes.into(),
+                c.wal_records.into(),
+                c.wal_fpi.into(),
+                c.shared_hit.into(),
+                c.shared_read.into(),
+                c.shared_dirtied.into(),
+                c.shared_written.into(),
+                c.index_blks_read.into(),
+                c.index_blks_hit.into(),
+                s.lsn_delta.into(),
+                s.checkpoints.into(),
+                s.heap_bytes.into(),
+                s.index_bytes.into(),
+                s.avg_leaf_density.into(),
+                s.leaf_fragmentation.into(),
+            ],
+        );
+        if !p.keep {
+            spi_run(&format!("DROP TABLE {table}"), &[]);
+        }
+        totals
+    });
+    match result {
+        Ok(summary) => {
+            shared.summary = summary;
+            shared.finished.store(FINISHED_OK, Ordering::Release);
+        }
+        Err(e) => {
+            record_error(shared, &e);
+            let _ = in_transaction(|| {
+                spi_run(
+                    "UPDATE keybench.runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE run_id = $1",
+                    &[run_id.into(), e.clone().into()],
+                )
+            });
+            shared.finished.store(FINISHED_FAILED, Ordering::Release);
+        }
+    }
+}
+
+/// Entry point of a keybench_run worker: `arg` is the segment handle << 8 | client number.
+#[pg_guard]
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
+    let raw = arg.value() as u64;
+    let handle = (raw >> 8) as pg_sys::dsm_handle;
+    let client = (raw & 0xff) as usize;
+    // SIGTERM ends a worker at once (bgworker_die); SIGINT cancels its statement.
+    unsafe { pg_sys::BackgroundWorkerUnblockSignals() };
+    let seg = unsafe { pg_sys::dsm_attach(handle) };
+    if seg.is_null() {
+        return; // the leader is gone already
+    }
+    // SAFETY: the leader laid out a Shared at the start of the segment; it outlives this worker.
+    let shared = unsafe { &mut *pg_sys::dsm_segment_address(seg).cast::<Shared>() };
+    shared.worker_pids[client].store(unsafe { pg_sys::MyProcPid }, Ordering::Release);
+    BackgroundWorker::connect_worker_to_spi_by_oid(
+        Some(pg_sys::Oid::from(shared.database)),
+        Some(pg_sys::Oid::from(shared.user)),
+    );
+    let ok = if client == 0 {
+        match setup(shared) {
+            Ok(()) => {
+                shared.setup.store(STATE_READY, Ordering::Release);
+                true
+            }
+            Err(e) => {
+                record_error(shared, &e);
+                shared.setup.store(STATE_FAILED, Ordering::Release);
+                false
+            }
+        }
+    } else {
+        loop {
+            match shared.setup.load(Ordering::Acquire) {
+                STATE_READY => break true,
+                STATE_FAILED => break false,
+                _ if shared.leader_gone.load(Ordering::Acquire) != 0 => break false,
+                _ => unsafe {
+                    pg_sys::WaitLatch(
+                        pg_sys::MyLatch,
+                        (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH)
+                            as i32,
+                        1,
+                        pg_sys::PG_WAIT_EXTENSION,
+                    );
+                    pg_sys::ResetLatch(pg_sys::MyLatch);
+                },
+            }
+        }
+    };
+    if ok {
+        if let Err(e) = load(shared, client as i32) {
+            if shared.leader_gone.load(Ordering::Acquire) == 0 {
+                record_error(shared, &e);
+            }
+        }
+    }
+    if shared.workers_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+        finish(shared);
+    }
+}
+
+/// Runs when the leader's mapping goes away: at the end of its transaction, or earlier when it
+/// errors out (cancel, statement_timeout) or exits. Unless the run is finished, the workers are
+/// told to stop and their current statements are cancelled.
+#[pg_guard]
+unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg: pg_sys::Datum) {
+    let shared = unsafe { &*arg.cast_mut_ptr::<Shared>() };
+    if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
+        return;
+    }
+    shared.leader_gone.store(1, Ordering::Release);
+    for pid in &shared.worker_pids {
+        let pid = pid.load(Ordering::Acquire);
+        if pid > 0 {
+            unsafe { libc::kill(pid, libc::SIGINT) };
+        }
+    }
+}
+
+fn extension_schema() -> String {
+    Spi::get_one::<String>(
+        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+         WHERE e.extname = 'keybench'",
+    )
+    .ok()
+    .flatten()
+    .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"))
+}
+
+/// The leader: start the workers, wait for them, report.
+pub fn run(p: Params) -> Summary {
+    let kind = p.kind();
+    if let Some(f) = kind.server_function() {
+        let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))
+            .ok()
+            .flatten();
+        if has != Some(true) {
+            raise(RunError::KindUnavailable(kind.name().into(), f));
+        }
+    }
+    if kind == Kind::Snowflake {
+        if let Err(e) = crate::shmem::snowflake_counter() {
+            raise(e);
+        }
+    }
+    let ext = extension_schema();
+    let size = std::mem::size_of::<Shared>();
+    let (seg, shared) = unsafe {
+        let seg = pg_sys::dsm_create(size, 0);
+        let ptr = pg_sys::dsm_segment_address(seg).cast::<Shared>();
+        std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
+        let shared = &mut *ptr;
+        shared.params = p;
+        shared.leader_pid = pg_sys::MyProcPid;
+        shared.database = pg_sys::MyDatabaseId.to_u32();
+        shared.user = pg_sys::GetUserId().to_u32();
+        put_str(&mut shared.ext_schema, &ext);
+        shared
+            .workers_left
+            .store(p.clients as u32, Ordering::Release);
+        pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr));
+        (seg, shared)
+    };
+    let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
+    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(p.clients as usize);
+    for i in 0..p.clients {
+        let worker = BackgroundWorkerBuilder::new(&format!("keybench_run client {i}"))
+            .set_type("keybench run worker")
+            .set_library("keybench")
+            .set_function("keybench_run_worker")
+            .set_argument(Some(pg_sys::Datum::from(((handle as u64) << 8) | i as u64)))
+            .enable_spi_access()
+            .set_start_time(BgWorkerStartTime::RecoveryFinished)
+            .set_notify_pid(unsafe { pg_sys::MyProcPid })
+            .load_dynamic();
+        match worker {
+            Ok(w) => workers.push(w),
+            Err(_) => {
+                // The ones already registered see leader_gone, stop, and the last of them marks
+                // the run cancelled (if worker 0 got as far as creating it).
+                shared
+                    .workers_left
+                    .fetch_sub((p.clients - i) as u32, Ordering::AcqRel);
+                shared.leader_gone.store(1, Ordering::Release);
+                // Wait for them to go, so that their slots are free when this ERROR arrives.
+                for w in workers {
+                    let _ = w.wait_for_shutdown();
+                }
+                let max: String = Spi::get_one("SELECT current_setting('max_worker_processes')")
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                raise(RunError::Workers {
+                    needed: p.clients,
+                    started: i,
+                    max_worker_processes: max,
+                });
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let mut next_notice = 1;
+    loop {
+        match shared.finished.load(Ordering::Acquire) {
+            FINISHED_NO => {}
+            FINISHED_OK => break,
+            _ => {
+                let msg = shared.error();
+                raise(RunError::Worker(if msg.is_empty() {
+                    "the run was stopped".into()
+                } else {
+                    msg
+                }));
+            }
+        }
+        if workers
+            .iter()
+            .all(|w| matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+            && shared.finished.load(Ordering::Acquire) == FINISHED_NO
+        {
+            // All workers stopped (or never started) and none finished the run: one may have
+            // crashed. Give their last writes a moment, then give up.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            if shared.finished.load(Ordering::Acquire) == FINISHED_NO {
+                raise(RunError::WorkersLost);
+            }
+        }
+        unsafe {
+            pg_sys::WaitLatch(
+                pg_sys::MyLatch,
+                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
+                100,
+                pg_sys::PG_WAIT_EXTENSION,
+            );
+            pg_sys::ResetLatch(pg_sys::MyLatch);
+        }
+        pgrx::check_for_interrupts!();
+        let done = shared.rows_done.load(Ordering::Acquire);
+        if p.rows >= 1_000_000 && done * 10 >= next_notice * p.rows && next_notice < 10 {
+            pgrx::notice!(
+                "{}",
+                progress_line(done, p.rows, started.elapsed().as_secs_f64())
+            );
+            while done * 10 >= next_notice * p.rows {
+                next_notice += 1;
+            }
+        }
+    }
+    let summary = shared.summary;
+    // Finished: detach now rather than at commit (the callback sees the run finished).
+    unsafe { pg_sys::dsm_detach(seg) };
+    summary
+}
+
+type RunRow = (
+    i64,
+    String,
+    i64,
+    i32,
+    i64,
+    f64,
+    f64,
+    i64,
+    f64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    Option<f64>,
+    i64,
+    i64,
+    i64,
+    i64,
+    f64,
+    f64,
+    Option<String>,
+);
+
+fn row_of(p: &Params, s: &Summary) -> RunRow {
+    let c = &s.counters;
+    let idx_total = c.index_blks_read + c.index_blks_hit;
+    let table = p
+        .keep
+        .then(|| format!("keybench.run_{}_{}", s.run_id, p.kind().name()));
+    (
+        s.run_id,
+        p.kind().name().to_string(),
+        p.rows,
+        p.clients,
+        s.batches,
+        s.elapsed_ms,
+        p.rows as f64 / (s.elapsed_ms / 1000.0),
+        c.wal_bytes,
+        c.wal_bytes as f64 * 1e6 / p.rows as f64,
+        c.wal_records,
+        c.wal_fpi,
+        c.shared_hit,
+        c.shared_read,
+        c.shared_dirtied,
+        c.shared_written,
+        c.index_blks_read,
+        (idx_total > 0).then(|| c.index_blks_hit as f64 / idx_total as f64),
+        s.lsn_delta,
+        s.checkpoints,
+        s.heap_bytes,
+        s.index_bytes,
+        s.avg_leaf_density,
+        s.leaf_fragmentation,
+        table,
+    )
+}
+
+/// Load `rows` rows into a new table keyed by `kind`, inside the server, from `clients`
+/// concurrent background workers committing every batch; report time, WAL (bytes, records,
+/// full-page images), shared buffers (hit, read, dirtied, written), index blocks read and hit
+/// ratio, the insert-LSN delta and checkpoints during the run, heap and index size, leaf density
+/// and fragmentation. Per-batch figures go to keybench.batches, the run to keybench.runs.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_run(
+    kind: &str,
+    rows: i64,
+    batch_size: default!(Option<i64>, "NULL"),
+    clients: default!(i32, 1),
+    payload_width: default!(i32, 60),
+    shape: default!(&str, "'a'"),
+    method: default!(&str, "'insert'"),
+    fillfactor: default!(i32, 90),
+    checkpoint_first: default!(bool, false),
+    keep: default!(bool, false),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(clients, i32),
+        name!(batches, i64),
+        name!(elapsed_ms, f64),
+        name!(rows_per_sec, f64),
+        name!(wal_bytes, i64),
+        name!(wal_per_million_rows, f64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_hit, i64),
+        name!(shared_read, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_written, i64),
+        name!(index_blks_read, i64),
+        name!(index_hit_ratio, Option<f64>),
+        name!(lsn_delta_bytes, i64),
+        name!(checkpoints, i64),
+        name!(heap_bytes, i64),
+        name!(index_bytes, i64),
+        name!(avg_leaf_density, f64),
+        name!(leaf_fragmentation, f64),
+        name!(table_name, Option<String>),
+    ),
+> {
+    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    let p = validate(
+        kind,
+        rows,
+        batch_size,
+        clients,
+        payload_width,
+        shape,
+        method,
+        fillfactor,
+        checkpoint_first,
+        keep,
+    )
+    .unwrap_or_else(|e| raise(e));
+    let s = run(p);
+    TableIterator::once(row_of(&p, &s))
+}
+
+/// keybench_run for each of `kinds` in turn, with identical settings, side by side.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_compare(
+    kinds: default!(Vec<String>, "ARRAY['bigint', 'uuidv7', 'uuidv4']"),
+    rows: default!(i64, 1000000),
+    batch_size: default!(Option<i64>, "NULL"),
+    clients: default!(i32, 1),
+    payload_width: default!(i32, 60),
+    shape: default!(&str, "'a'"),
+    method: default!(&str, "'insert'"),
+    fillfactor: default!(i32, 90),
+    checkpoint_first: default!(bool, true),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(clients, i32),
+        name!(batches, i64),
+        name!(elapsed_ms, f64),
+        name!(rows_per_sec, f64),
+        name!(wal_bytes, i64),
+        name!(wal_per_million_rows, f64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_hit, i64),
+        name!(shared_read, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_written, i64),
+        name!(index_blks_read, i64),
+        name!(index_hit_ratio, Option<f64>),
+        name!(lsn_delta_bytes, i64),
+        name!(checkpoints, i64),
+        name!(heap_bytes, i64),
+        name!(index_bytes, i64),
+        name!(avg_leaf_density, f64),
+        name!(leaf_fragmentation, f64),
+        name!(table_name, Option<String>),
+    ),
+> {
+    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    // Validate every kind before running any.
+    let params: Vec<Params> = kinds
+        .iter()
+        .map(|k| {
+            validate(
+                k,
+                rows,
+                batch_size,
+                clients,
+                payload_width,
+                shape,
+                method,
+                fillfactor,
+                checkpoint_first,
+                false,
+            )
+            .unwrap_or_else(|e| raise(e))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(params.len());
+    for p in params {
+        let s = run(p);
+        out.push(row_of(&p, &s));
+    }
+    TableIterator::new(out)
+}
+
+/// Insert one more batch of `rows` rows into the table of a kept run, in this session and
+/// transaction, and report that batch alone: time, WAL bytes, records and full-page images,
+/// shared buffers dirtied, read and hit, index blocks read (experiment A's single 10,000-row batch).
+#[allow(clippy::type_complexity)]
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_probe(
+    run_id: i64,
+    rows: default!(i64, 10000),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(rows, i64),
+        name!(elapsed_ms, f64),
+        name!(wal_bytes, i64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_read, i64),
+        name!(shared_hit, i64),
+        name!(index_blks_read, i64),
+    ),
+> {
+    if !(1..=MAX_BATCH).contains(&rows) {
+        raise(RunError::BatchSize(rows, MAX_BATCH));
+    }
+    let found = Spi::connect(|client| {
+        let rows = client.select(
+            "SELECT table_name, kind, shape, payload_width FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL",
+            Some(1),
+            &[run_id.into()],
+        )?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let row = rows.first();
+        Ok::<_, pgrx::spi::Error>(Some((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?.unwrap_or_default(),
+            row.get::<String>(3)?.unwrap_or_default(),
+            row.get::<i32>(4)?.unwrap_or(60),
+        )))
+    })
+    .unwrap_or_else(|e| pgrx::error!("{e}"));
+    let Some((table, kind, shape, width)) = found else {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
+            format!("run {run_id} has no kept table"),
+            "keybench_probe needs a run made with keep => true whose table still exists."
+        );
+    };
+    let p = validate(
+        &kind, rows, rows, 1, width, &shape, "insert", 90, false, true,
+    )
+    .unwrap_or_else(|e| raise(e));
+    let index: pg_sys::Oid = Spi::get_one_with_args(
+        "SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass AND indisprimary",
+        &[table.clone().into()],
+    )
+    .ok()
+    .flatten()
+    .unwrap_or(pg_sys::InvalidOid);
+    let (f0, h0) = xact_blocks(index);
+    let before = usage();
+    let t0 = std::time::Instant::now();
+    spi_run(&p.insert_batch(&table, rows), &[]);
+    let elapsed_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let after = usage();
+    let (f1, h1) = xact_blocks(index);
+    let c = delta(&before, &after);
+    TableIterator::once((
+        run_id,
+        rows,
+        elapsed_ms,
+        c.wal_bytes,
+        c.wal_records,
+        c.wal_fpi,
+        c.shared_dirtied,
+        c.shared_read,
+        c.shared_hit,
+        (f1 - f0) - (h1 - h0),
+    ))
+}
