@@ -20,7 +20,8 @@ as_pg() { # run a command as the unprivileged cluster owner
 
 # cluster_start NAME VERSION PORT [postgres -c settings...]
 # Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
-# private unix socket dir, and sets PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop.
+# private unix socket dir, with PostgreSQL's defaults but for the given settings, and sets
+# PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop.
 cluster_start() {
   local name=$1 version=$2 port=$3; shift 3
   local bindir; bindir=$("$(pg_config_for "$version")" --bindir)
@@ -29,7 +30,7 @@ cluster_start() {
   chown -R postgres "$dir"
   as_pg "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; return 1; }
-  local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c fsync=off"
+  local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock'"
   local s; for s in "$@"; do opts="$opts -c $s"; done
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
     || { cat "$dir/server.log" >&2; return 1; }

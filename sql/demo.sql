@@ -31,6 +31,24 @@ SELECT generator, provider, round(total_ms::numeric, 1) AS total_ms,
        round(net_vs_nextval::numeric, 3) AS net_vs_nextval
 FROM keybench_generator_cost(:calls, 3);
 
+\echo 'keybench_compare(): each kind of key loaded into experiment A''s table inside the server,'
+\echo ':rows rows in 1000-row batches (one transaction each) from 2 concurrent workers, default settings:'
+SELECT kind, round(elapsed_ms::numeric) AS ms, round(rows_per_sec::numeric) AS rows_per_s,
+       round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows, wal_fpi AS fpi,
+       shared_dirtied AS dirtied, index_blks_read AS idx_reads,
+       pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
+       avg_leaf_density AS density, leaf_fragmentation AS frag
+FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv7', 'uuidv7_native', 'ulid_uuid', 'uuidv4',
+                            'gen_random_uuid', 'ulid', 'nanoid', 'uuidv4_text'], :rows, clients => 2);
+
+\echo 'Every run and its batches stay queryable (keybench.runs, keybench_series(run_id)), for example WAL'
+\echo 'and full-page images per 100,000 rows of the uuidv4 run:'
+SELECT b.batch / 100 AS per_100k, sum(b.rows) AS rows, pg_size_pretty(sum(b.wal_bytes)) AS wal,
+       sum(b.wal_fpi) AS fpi, sum(b.shared_dirtied) AS dirtied, pg_size_pretty(max(b.index_bytes)) AS index_size
+FROM keybench.runs r, keybench_series(r.run_id) b
+WHERE r.run_id = (SELECT max(run_id) FROM keybench.runs WHERE kind = 'uuidv4')
+GROUP BY 1 ORDER BY 1;
+
 \echo 'B-tree leaf density of a sequential and a random primary key, 200,000 rows each (keybench_density):'
 CREATE TABLE demo_bigint (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL);
 CREATE TABLE demo_uuidv4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), payload text NOT NULL);
@@ -50,5 +68,5 @@ SELECT table_name, index_name, key_columns, key_default, key_kind, row_estimate,
        pg_size_pretty(index_bytes) AS index_size, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,
        avg_leaf_density, leaf_fragmentation, round(bytes_per_key::numeric, 1) AS bytes_per_key,
        projected_rows_at_shared_buffers, finding, verdict
-FROM keybench_audit() ORDER BY table_name;
+FROM keybench_audit('public') ORDER BY table_name;
 \x off

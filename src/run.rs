@@ -180,6 +180,9 @@ pub enum Method {
     /// One single-row INSERT per transaction (experiment C's pgbench clients); a batch is
     /// `batch_size` such transactions.
     Single,
+    /// PostgreSQL's COPY FROM machinery (multi-row heap inserts, as experiment B's COPY), fed
+    /// `batch_size` generated text rows per batch, one transaction per batch.
+    Copy,
 }
 
 impl Method {
@@ -187,6 +190,7 @@ impl Method {
         match s.trim().to_ascii_lowercase().as_str() {
             "insert" => Some(Method::Insert),
             "single" => Some(Method::Single),
+            "copy" => Some(Method::Copy),
             _ => None,
         }
     }
@@ -195,11 +199,12 @@ impl Method {
         match self {
             Method::Insert => "insert",
             Method::Single => "single",
+            Method::Copy => "copy",
         }
     }
 
     fn from_u8(v: u8) -> Method {
-        [Method::Insert, Method::Single][v as usize % 2]
+        [Method::Insert, Method::Single, Method::Copy][v as usize % 3]
     }
 }
 
@@ -345,6 +350,15 @@ impl Params {
         format!("INSERT INTO {table} ({cols}) SELECT {exprs} FROM generate_series(1, {n})")
     }
 
+    /// The columns COPY is given (the key and created_at come from their defaults).
+    pub fn copy_columns(&self) -> &'static [&'static str] {
+        match self.shape() {
+            Shape::A => &["customer_id", "payload"],
+            Shape::C => &["user_id", "payload"],
+            Shape::D => &["payload"],
+        }
+    }
+
     /// One row in one statement.
     pub fn insert_one(&self, table: &str) -> String {
         let (cols, exprs) = self.shape().row(self.payload_width);
@@ -377,6 +391,57 @@ impl std::ops::AddAssign for Counters {
         self.shared_written += o.shared_written;
         self.index_blks_read += o.index_blks_read;
         self.index_blks_hit += o.index_blks_hit;
+    }
+}
+
+/// Generated COPY text rows: `customer_id\tpayload\n` (or `payload\n` for shape D), served in
+/// whatever pieces COPY asks for.
+#[derive(Debug, Default)]
+pub struct CopyRows {
+    remaining: i64,
+    with_number: bool,
+    payload: Vec<u8>,
+    line: Vec<u8>,
+    pos: usize,
+}
+
+impl CopyRows {
+    pub fn new(rows: i64, shape: Shape, width: i32) -> Self {
+        CopyRows {
+            remaining: rows,
+            with_number: shape != Shape::D,
+            payload: vec![b'x'; width.max(0) as usize],
+            line: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// Fill `out` (COPY asks for at least `_min` bytes; this fills it whole unless the rows run
+    /// out); `number` gives the random integer column of the next row. Returns the bytes written,
+    /// 0 at the end.
+    pub fn fill(&mut self, out: &mut [u8], _min: usize, mut number: impl FnMut() -> u32) -> usize {
+        let mut n = 0;
+        while n < out.len() {
+            if self.pos == self.line.len() {
+                if self.remaining == 0 {
+                    break;
+                }
+                self.remaining -= 1;
+                self.line.clear();
+                if self.with_number {
+                    self.line.extend_from_slice(number().to_string().as_bytes());
+                    self.line.push(b'\t');
+                }
+                self.line.extend_from_slice(&self.payload);
+                self.line.push(b'\n');
+                self.pos = 0;
+            }
+            let k = (self.line.len() - self.pos).min(out.len() - n);
+            out[n..n + k].copy_from_slice(&self.line[self.pos..self.pos + k]);
+            self.pos += k;
+            n += k;
+        }
+        n
     }
 }
 
@@ -550,6 +615,32 @@ mod unit_tests {
             params.insert_one("t"),
             "INSERT INTO t (user_id, payload) VALUES ((random() * 100000)::bigint, repeat('x', 60))"
         );
+    }
+
+    #[test]
+    fn copy_rows_in_any_pieces() {
+        let mut src = CopyRows::new(3, Shape::A, 4);
+        let mut next = 41u32;
+        let mut all = Vec::new();
+        let mut buf = [0u8; 5];
+        loop {
+            let n = src.fill(&mut buf, 1, || {
+                next += 1;
+                next
+            });
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(
+            String::from_utf8(all).unwrap(),
+            "42\txxxx\n43\txxxx\n44\txxxx\n"
+        );
+        let mut d = CopyRows::new(2, Shape::D, 2);
+        let mut big = [0u8; 64];
+        assert_eq!(d.fill(&mut big, 1, || 0), 6);
+        assert_eq!(&big[..6], b"xx\nxx\n");
     }
 
     #[test]

@@ -473,4 +473,41 @@ mod tests {
     fn generator_cost_rejects_zero_calls() {
         Spi::run("SELECT * FROM public.keybench_generator_cost(0)").unwrap();
     }
+
+    // ---- keybench_run ----
+
+    #[cfg(feature = "pg18")]
+    #[pg_test]
+    fn run_with_postgresql_18s_own_uuidv7() {
+        let (kind, density) = Spi::get_two::<String, f64>(
+            "SELECT kind, avg_leaf_density FROM public.keybench_run('uuidv7_native', 5000)",
+        )
+        .unwrap();
+        assert_eq!(kind.as_deref(), Some("uuidv7_native"));
+        assert!(density.unwrap() > 80.0);
+    }
+
+    #[cfg(not(feature = "pg18"))]
+    #[pg_test(
+        error = "key kind \"uuidv7_native\" needs pg_catalog.uuidv7(), which this server does not have"
+    )]
+    fn run_with_postgresql_18s_own_uuidv7_needs_18() {
+        Spi::run("SELECT * FROM public.keybench_run('uuidv7_native', 5000)").unwrap();
+    }
+
+    #[pg_test]
+    fn run_batches_add_up_and_record_settings() {
+        // The workers commit on their own: a later statement (with a later snapshot) sees their rows.
+        let (run_id, wal) = Spi::get_two::<i64, i64>(
+            "SELECT run_id, wal_bytes FROM public.keybench_run('snowflake', 3000, batch_size => 500, clients => 2)",
+        )
+        .unwrap();
+        let ok = one::<bool>(&format!(
+            "SELECT count(*) = 6 AND sum(b.wal_bytes) = {} AND bool_and(r.status = 'done' AND r.shared_buffers IS NOT NULL)
+             FROM keybench.batches b JOIN keybench.runs r USING (run_id) WHERE run_id = {}",
+            wal.unwrap(),
+            run_id.unwrap()
+        ));
+        assert!(ok);
+    }
 }

@@ -55,6 +55,18 @@ FROM k, keybench_probe(k.run_id, 5000) p;
 SELECT pg_temp.count_rows(table_name) AS rows_after_probe FROM k;
 -- One single-row INSERT per transaction, as pgbench clients in experiment C.
 SELECT kind, rows, batches, wal_records >= 2000 AS records FROM keybench_run('uuidv7', 2000, batch_size => 100, method => 'single');
+-- COPY (experiment B's load method) with experiment D's table, for the other kinds.
+SELECT kind, rows, batches, wal_records > 0 AS wal, heap_bytes > 0 AS heap, avg_leaf_density > 0 AS measured
+FROM keybench_compare(ARRAY['snowflake', 'ulid', 'ulid_uuid', 'nanoid', 'uuidv4_text', 'gen_random_uuid'],
+                      5000, method => 'copy', shape => 'd');
+CREATE TEMP TABLE c AS SELECT * FROM keybench_run('bigint', 3000, method => 'copy', keep => true, payload_width => 7);
+SELECT pg_temp.count_rows(table_name) AS copied_rows,
+       pg_temp.count_rows(table_name || ' WHERE length(payload) = 7 AND customer_id BETWEEN 0 AND 100000') AS well_formed
+FROM c;
+DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM c); END $$;
+-- keybench_compare checks every kind before it runs any.
+SELECT state, message FROM pg_temp.err($$SELECT * FROM keybench_compare(ARRAY['bigint', 'uuid9'], 1000)$$);
+SELECT count(*) AS runs_so_far FROM keybench.runs;
 -- The series of a run.
 SELECT count(*) AS batches, min(batch) AS first, max(batch) AS last, bool_and(index_bytes > 0) AS sizes
 FROM keybench_series((SELECT run_id FROM r));

@@ -135,7 +135,7 @@ impl SqlError for RunError {
             RunError::Shape(_) => Some(
                 "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
             ),
-            RunError::Method(_) => Some("Valid methods are: insert, single.".into()),
+            RunError::Method(_) => Some("Valid methods are: insert, single, copy.".into()),
             RunError::Workers { .. } => Some(
                 "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
             ),
@@ -246,6 +246,17 @@ fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
     }
 }
 
+/// Size of a relation's main fork, as pg_relation_size() (without SPI).
+fn relation_size(rel: pg_sys::Oid) -> i64 {
+    unsafe {
+        pgrx::direct_function_call::<i64>(
+            pg_sys::pg_relation_size,
+            &[rel.into_datum(), "main".into_datum()],
+        )
+    }
+    .unwrap_or(0)
+}
+
 fn now_ns() -> i64 {
     crate::clock::realtime_ns()
 }
@@ -254,6 +265,88 @@ fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
     (ns / 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US)
         .try_into()
         .expect("the clock is in timestamptz's range")
+}
+
+thread_local! {
+    static COPY_SOURCE: std::cell::RefCell<CopyRows> = std::cell::RefCell::new(CopyRows::default());
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn copy_source(
+    outbuf: *mut std::ffi::c_void,
+    minread: i32,
+    maxread: i32,
+) -> i32 {
+    // SAFETY: COPY hands us a buffer of maxread bytes.
+    let out =
+        unsafe { std::slice::from_raw_parts_mut(outbuf.cast::<u8>(), maxread.max(0) as usize) };
+    COPY_SOURCE.with_borrow_mut(|src| {
+        crate::rng::with_rng(|r| {
+            use rand::Rng;
+            src.fill(out, minread.max(0) as usize, || r.next_u32() % 100_001) as i32
+        })
+    })
+}
+
+/// `n` generated rows through COPY FROM, as `COPY table (columns) FROM STDIN` would load them:
+/// the same permission check, the same multi-insert path.
+#[cfg(not(feature = "pg13"))]
+fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
+    COPY_SOURCE.with_borrow_mut(|src| *src = CopyRows::new(n, p.shape(), p.payload_width));
+    let lock = pg_sys::RowExclusiveLock as pg_sys::LOCKMODE;
+    unsafe {
+        let rel = pg_sys::table_open(table, lock);
+        let pstate = pg_sys::make_parsestate(std::ptr::null_mut());
+        let nsitem = pg_sys::addRangeTableEntryForRelation(
+            pstate,
+            rel,
+            lock,
+            std::ptr::null_mut(),
+            false,
+            false,
+        );
+        #[cfg(any(feature = "pg14", feature = "pg15"))]
+        {
+            (*(*nsitem).p_rte).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
+            pg_sys::ExecCheckRTPerms((*pstate).p_rtable, true);
+        }
+        #[cfg(not(any(feature = "pg14", feature = "pg15")))]
+        {
+            (*(*nsitem).p_perminfo).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
+            pg_sys::ExecCheckPermissions(
+                (*pstate).p_rtable,
+                pg_sys::lappend(std::ptr::null_mut(), (*nsitem).p_perminfo.cast()),
+                true,
+            );
+        }
+        let mut columns: *mut pg_sys::List = std::ptr::null_mut();
+        for c in p.copy_columns() {
+            let name = std::ffi::CString::new(*c).expect("column names have no NUL");
+            columns = pg_sys::lappend(
+                columns,
+                pg_sys::makeString(pg_sys::pstrdup(name.as_ptr())).cast(),
+            );
+        }
+        let cstate = pg_sys::BeginCopyFrom(
+            pstate,
+            rel,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            false,
+            Some(copy_source),
+            columns,
+            std::ptr::null_mut(),
+        );
+        pg_sys::CopyFrom(cstate);
+        pg_sys::EndCopyFrom(cstate);
+        pg_sys::free_parsestate(pstate);
+        pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+    }
+}
+
+#[cfg(feature = "pg13")]
+fn copy_rows(_table: pg_sys::Oid, _p: &Params, _n: i64) {
+    pgrx::error!("keybench_run: method copy needs PostgreSQL 14 or later");
 }
 
 /// A finished batch waiting to be written to keybench.batches (in the next transaction, so that the
@@ -380,6 +473,10 @@ fn load(shared: &Shared, client: i32) -> Result<(), String> {
     let run_id = shared.run_id.load(Ordering::Acquire);
     let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
     let table = shared.table();
+    let table_oid = in_transaction(|| {
+        spi_one::<pg_sys::Oid>("SELECT $1::regclass::oid", &[table.clone().into()])
+            .unwrap_or(pg_sys::InvalidOid)
+    })?;
     let mut pending: Option<BatchRecord> = None;
     loop {
         if stop_requested(shared) {
@@ -402,17 +499,14 @@ fn load(shared: &Shared, client: i32) -> Result<(), String> {
                 match p.method() {
                     Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
                     Method::Single => spi_run(&p.insert_one(&table), &[]),
+                    Method::Copy => copy_rows(table_oid, &p, n),
                 }
                 let after = usage();
                 let (f1, h1) = xact_blocks(index);
                 let mut c = delta(&before, &after);
                 c.index_blks_hit = h1 - h0;
                 c.index_blks_read = (f1 - f0) - (h1 - h0);
-                let size = if last {
-                    spi_one::<i64>("SELECT pg_relation_size($1)", &[index.into()]).unwrap_or(0)
-                } else {
-                    0
-                };
+                let size = if last { relation_size(index) } else { 0 };
                 (c, size)
             })?;
             counters += c;
@@ -671,6 +765,9 @@ fn extension_schema() -> String {
     .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"))
 }
 
+/// Long runs report progress with a NOTICE this often.
+const NOTICE_EVERY_SECONDS: f64 = 10.0;
+
 /// The leader: start the workers, wait for them, report.
 pub fn run(p: Params) -> Summary {
     let kind = p.kind();
@@ -743,7 +840,7 @@ pub fn run(p: Params) -> Summary {
         }
     }
     let started = std::time::Instant::now();
-    let mut next_notice = 1;
+    let mut next_notice = NOTICE_EVERY_SECONDS;
     loop {
         match shared.finished.load(Ordering::Acquire) {
             FINISHED_NO => {}
@@ -762,8 +859,8 @@ pub fn run(p: Params) -> Summary {
             .all(|w| matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
             && shared.finished.load(Ordering::Acquire) == FINISHED_NO
         {
-            // All workers stopped (or never started) and none finished the run: one may have
-            // crashed. Give their last writes a moment, then give up.
+            // All workers stopped and none finished the run: one may have crashed. Give their
+            // last writes a moment, then give up.
             std::thread::sleep(std::time::Duration::from_millis(200));
             if shared.finished.load(Ordering::Acquire) == FINISHED_NO {
                 raise(RunError::WorkersLost);
@@ -779,15 +876,11 @@ pub fn run(p: Params) -> Summary {
             pg_sys::ResetLatch(pg_sys::MyLatch);
         }
         pgrx::check_for_interrupts!();
-        let done = shared.rows_done.load(Ordering::Acquire);
-        if p.rows >= 1_000_000 && done * 10 >= next_notice * p.rows && next_notice < 10 {
-            pgrx::notice!(
-                "{}",
-                progress_line(done, p.rows, started.elapsed().as_secs_f64())
-            );
-            while done * 10 >= next_notice * p.rows {
-                next_notice += 1;
-            }
+        let elapsed = started.elapsed().as_secs_f64();
+        if elapsed >= next_notice {
+            let done = shared.rows_done.load(Ordering::Acquire);
+            pgrx::notice!("{}", progress_line(done, p.rows, elapsed));
+            next_notice += NOTICE_EVERY_SECONDS;
         }
     }
     let summary = shared.summary;
