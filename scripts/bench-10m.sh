@@ -10,9 +10,7 @@ rows=${1:-10000000} clients=${2:-4} v=${3:-18}
 bash scripts/setup.sh
 . scripts/common.sh
 trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT
-mkdir -p target/logs
-cargo pgrx install --release --pg-config "$(pg_config_for "$v")" >target/logs/install-bench.log 2>&1 \
-  || { tail -30 target/logs/install-bench.log; exit 1; }
+install_release "$v"
 cluster_start "bench-10m$v" "$v" $((54360 + v)) "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
 samples=target/clusters/bench-10m$v/rss.tsv

@@ -10,9 +10,7 @@ rows=${1:-34000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
 . scripts/common.sh
 trap cluster_stop_all EXIT
-mkdir -p target/logs
-cargo pgrx install --release --pg-config "$(pg_config_for "$v")" >target/logs/install-bench.log 2>&1 \
-  || { tail -30 target/logs/install-bench.log; exit 1; }
+install_release "$v"
 cluster_start "bench-density$v" "$v" $((54340 + v)) "shared_preload_libraries=keybench" "max_wal_size=4GB"
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 <<SQL
 \pset footer off

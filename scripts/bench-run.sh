@@ -15,9 +15,7 @@ batches=$((rows / 1000))
 bash scripts/setup.sh
 . scripts/common.sh
 trap cluster_stop_all EXIT
-mkdir -p target/logs
-cargo pgrx install --release --pg-config "$(pg_config_for "$v")" >target/logs/install-bench.log 2>&1 \
-  || { tail -30 target/logs/install-bench.log; exit 1; }
+install_release "$v"
 cluster_start "bench-run$v" "$v" $((54350 + v)) "shared_preload_libraries=keybench"
 psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 export PGOPTIONS="-c client_min_messages=warning"

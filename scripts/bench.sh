@@ -8,10 +8,7 @@ calls=${1:-1000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
 . scripts/common.sh
 trap cluster_stop_all EXIT
-pg_config=$(pg_config_for "$v")
-mkdir -p target/logs
-cargo pgrx install --release --pg-config "$pg_config" >target/logs/install-bench.log 2>&1 \
-  || { tail -30 target/logs/install-bench.log; exit 1; }
+install_release "$v"
 cluster_start "bench$v" "$v" $((54330 + v)) "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 <<SQL
 \pset footer off

@@ -49,3 +49,10 @@ cluster_stop_all() {
   local c; for c in ${KB_CLUSTERS:-}; do cluster_stop "${c%%:*}" "${c##*:}"; done
   KB_CLUSTERS=
 }
+
+# install_release VERSION: build keybench in release mode and install it into that PostgreSQL.
+install_release() {
+  mkdir -p "$KB_ROOT/target/logs"
+  cargo pgrx install --release --pg-config "$(pg_config_for "$1")" >"$KB_ROOT/target/logs/install-release-pg$1.log" 2>&1 \
+    || { tail -30 "$KB_ROOT/target/logs/install-release-pg$1.log" >&2; return 1; }
+}

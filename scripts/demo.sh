@@ -10,11 +10,9 @@ bash scripts/setup.sh
 . scripts/common.sh
 trap cluster_stop_all EXIT
 
-pg_config=$(pg_config_for 18)
-echo "[demo] building and installing keybench (release) into $("$pg_config" --version)" >&2
-mkdir -p target/logs
-cargo pgrx install --release --pg-config "$pg_config" >target/logs/install-demo.log 2>&1 \
-  || { tail -30 target/logs/install-demo.log; exit 1; }
+
+echo "[demo] building and installing keybench (release) into $("$(pg_config_for 18)" --version)" >&2
+install_release 18
 cluster_start demo 18 "${KB_PORT:-54318}" "shared_preload_libraries=keybench"
 echo "[demo] throwaway cluster on socket $PGHOST port $PGPORT" >&2
 "$PGBIN/psql" -X -v ON_ERROR_STOP=1 -v calls="${KB_COST_CALLS:-1000000}" -v rows="${KB_ROWS:-1000000}" -f sql/demo.sql

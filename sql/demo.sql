@@ -24,7 +24,7 @@ SELECT uuid_extract_version(u) AS version, uuid_extract_timestamp(u) AS uuid_tim
        snowflake_timestamp(s) AS snowflake_time, snowflake_node(s) AS node, snowflake_sequence(s) AS seq
 FROM (SELECT public.uuidv7() AS u, snowflake_id() AS s) x;
 
-\echo 'Generator cost against nextval(), :calls calls each, median of 3 rounds, measured in the server'
+\echo 'Generator cost against nextval(),' :calls 'calls each, median of 3 rounds, measured in the server'
 \echo '(net = above SELECT count(1) FROM generate_series(1, n), the floor no generator can beat):'
 SELECT generator, provider, round(total_ms::numeric, 1) AS total_ms,
        round(ns_per_call::numeric, 1) AS ns_per_call, round(net_ns_per_call::numeric, 1) AS net_ns,
@@ -32,7 +32,7 @@ SELECT generator, provider, round(total_ms::numeric, 1) AS total_ms,
 FROM keybench_generator_cost(:calls, 3);
 
 \echo 'keybench_compare(): each kind of key loaded into experiment A''s table inside the server,'
-\echo ':rows rows in 1000-row batches (one transaction each) from 2 concurrent workers, default settings:'
+\echo :rows 'rows in 1000-row batches (one transaction each) from 2 concurrent workers, default settings:'
 SELECT kind, round(elapsed_ms::numeric) AS ms, round(rows_per_sec::numeric) AS rows_per_s,
        round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows, wal_fpi AS fpi,
        shared_dirtied AS dirtied, index_blks_read AS idx_reads,
@@ -63,6 +63,8 @@ FROM unnest(ARRAY['demo_bigint_pkey', 'demo_uuidv4_pkey', 'demo_uuidv7_pkey']::r
      keybench_density(i) d;
 
 \echo 'keybench_audit(): every primary-key and unique index of the database, with a verdict:'
+\pset format wrapped
+\pset columns 110
 \x on
 SELECT table_name, index_name, key_columns, key_default, key_kind, row_estimate,
        pg_size_pretty(index_bytes) AS index_size, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,

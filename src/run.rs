@@ -251,7 +251,7 @@ pub enum RunError {
         max_worker_processes: String,
     },
     #[error("keybench_run failed: {0}")]
-    Worker(String),
+    Worker(String, i32),
     #[error("keybench_run: its workers exited without finishing the run")]
     WorkersLost,
 }
@@ -511,7 +511,10 @@ pub struct Shared {
     pub worker_pids: [AtomicI32; MAX_CLIENTS],
     pub error_set: AtomicU32,
     pub error_len: AtomicU32,
-    pub error: [u8; 1024],
+    /// The SQLSTATE of that error (PostgreSQL's packed form).
+    pub error_code: AtomicI32,
+    /// Written once, by the worker that wins `error_set`; read after `error_len` is published.
+    pub error: std::cell::UnsafeCell<[u8; 1024]>,
     pub table: [u8; 256],
     pub summary: Summary,
 }
@@ -536,7 +539,23 @@ impl Shared {
     }
     pub fn error(&self) -> String {
         let n = self.error_len.load(Ordering::Acquire) as usize;
-        String::from_utf8_lossy(&self.error[..n.min(self.error.len())]).into_owned()
+        // SAFETY: the bytes below error_len were written before it was published (Release).
+        let buf = unsafe { &*self.error.get() };
+        String::from_utf8_lossy(&buf[..n.min(buf.len())]).into_owned()
+    }
+
+    /// Keep the first error of the run (later ones are consequences of it).
+    pub fn record_error(&self, message: &str, sqlstate: i32) {
+        if self
+            .error_set
+            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.error_code.store(sqlstate, Ordering::Release);
+            // SAFETY: only the process that won error_set writes the buffer.
+            let n = put_str(unsafe { &mut *self.error.get() }, message);
+            self.error_len.store(n as u32, Ordering::Release);
+        }
     }
 }
 

@@ -10,15 +10,6 @@ CREATE FUNCTION pg_temp.same_as_pgstatindex(idx regclass) RETURNS boolean LANGUA
           p.empty_pages, p.deleted_pages, p.avg_leaf_density, p.leaf_fragmentation)
   FROM keybench_density(idx) k, pgstatindex(idx) p
 $$;
-CREATE FUNCTION pg_temp.err(q text, OUT state text, OUT message text, OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  state := 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
 
 -- Sequential keys: right-most splits at fillfactor 90, leaves in physical order (the chain only
 -- skips the blocks that became internal pages).
@@ -62,26 +53,26 @@ SELECT tree_level, leaf_pages, leaf_tuples, pages_per_level, pg_temp.same_as_pgs
 
 -- Errors.
 \x on
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('seq_keys')$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('seq_keys_id_seq')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('seq_keys')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('seq_keys_id_seq')$$);
 CREATE INDEX random_keys_hash ON random_keys USING hash (id);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('random_keys_hash')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('random_keys_hash')$$);
 CREATE INDEX seq_keys_brin ON seq_keys USING brin (id);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('seq_keys_brin')$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('no_such_index')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('seq_keys_brin')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('no_such_index')$$);
 -- A failed CREATE INDEX CONCURRENTLY leaves an invalid index behind.
 CREATE TABLE dupes (v int);
 INSERT INTO dupes VALUES (1), (1);
 \x off
 CREATE UNIQUE INDEX CONCURRENTLY dupes_v ON dupes (v);
 \x on
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('dupes_v')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('dupes_v')$$);
 -- A partitioned index: ask for each partition's index, as the hint says.
 CREATE TABLE parted (id bigint PRIMARY KEY) PARTITION BY RANGE (id);
 CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (1000);
 CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (1000) TO (2000);
 INSERT INTO parted SELECT generate_series(0, 1999);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('parted_pkey')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('parted_pkey')$$);
 \x off
 SELECT p.relid, d.leaf_tuples, d.avg_leaf_density > 0 AS measured
 FROM pg_partition_tree('parted_pkey') p, keybench_density(p.relid) d WHERE p.isleaf ORDER BY 1;
@@ -91,7 +82,7 @@ CREATE EXTENSION dblink;
 SELECT dblink_connect('other', format('dbname=%s user=%s port=%s host=%s', current_database(), current_user,
        current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
 SELECT dblink_exec('other', 'CREATE TEMP TABLE their_temp (id int PRIMARY KEY)');
-SELECT * FROM pg_temp.err(format('SELECT * FROM keybench_density(%s)',
+SELECT * FROM regress.err(format('SELECT * FROM keybench_density(%s)',
   (SELECT c.oid FROM pg_class c WHERE c.relname = 'their_temp_pkey')::oid));
 SELECT dblink_disconnect('other');
 -- Our own temporary index is fine.
@@ -104,8 +95,8 @@ SELECT leaf_tuples FROM keybench_density('my_temp_pkey');
 CREATE ROLE kb_nobody;
 SET ROLE kb_nobody;
 \x on
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_density('seq_keys_pkey')$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM pgstatindex('seq_keys_pkey')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('seq_keys_pkey')$$);
+SELECT * FROM regress.err($$SELECT * FROM pgstatindex('seq_keys_pkey')$$);
 \x off
 RESET ROLE;
 GRANT SELECT ON seq_keys TO kb_nobody;

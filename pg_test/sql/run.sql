@@ -3,15 +3,6 @@ CREATE EXTENSION IF NOT EXISTS keybench;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE FUNCTION pg_temp.count_rows(t text) RETURNS bigint LANGUAGE plpgsql AS
   $$ DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM %s', t) INTO n; RETURN n; END $$;
-CREATE FUNCTION pg_temp.err(q text, OUT state text, OUT message text, OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  state := 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
 
 -- Two clients, 20 batches of 1000 rows of experiment A's table.
 CREATE TEMP TABLE r AS SELECT * FROM keybench_run('bigint', 20000, clients => 2);
@@ -65,7 +56,7 @@ SELECT pg_temp.count_rows(table_name) AS copied_rows,
 FROM c;
 DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM c); END $$;
 -- keybench_compare checks every kind before it runs any.
-SELECT state, message FROM pg_temp.err($$SELECT * FROM keybench_compare(ARRAY['bigint', 'uuid9'], 1000)$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_compare(ARRAY['bigint', 'uuid9'], 1000)$$);
 SELECT count(*) AS runs_so_far FROM keybench.runs;
 -- The series of a run.
 SELECT count(*) AS batches, min(batch) AS first, max(batch) AS last, bool_and(index_bytes > 0) AS sizes
@@ -73,18 +64,30 @@ FROM keybench_series((SELECT run_id FROM r));
 
 -- Bad input.
 \x on
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('uuid9', 10000)$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 0)$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10, batch_size => 11)$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, clients => 0)$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, shape => 'b')$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, method => 'copy2')$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 10000, fillfactor => 5)$$);
-SELECT * FROM pg_temp.err($$SELECT * FROM keybench_probe(999999)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuid9', 10000)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 10, batch_size => 11)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 10000, clients => 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 10000, shape => 'b')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 10000, method => 'copy2')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('bigint', 10000, fillfactor => 5)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_probe(999999)$$);
 -- More clients than worker slots.
 SELECT state, regexp_replace(message, '[0-9]+ could', 'N could') AS message, detail, hint
-FROM pg_temp.err($$SELECT * FROM keybench_run('bigint', 1000, batch_size => 10, clients => 64)$$);
+FROM regress.err($$SELECT * FROM keybench_run('bigint', 1000, batch_size => 10, clients => 64)$$);
 \x off
+
+-- A table-name collision: someone created the table the next run would create. The run fails and
+-- leaves that table alone.
+DO $$ BEGIN
+  EXECUTE format('CREATE TABLE keybench.run_%s_bigint (note text)',
+                 (SELECT last_value + 1 FROM pg_sequences WHERE schemaname = 'keybench' AND sequencename = 'runs_run_id_seq'));
+END $$;
+SELECT state, regexp_replace(message, 'run_[0-9]+_', 'run_N_') AS message FROM regress.err($$SELECT * FROM keybench_run('bigint', 1000)$$);
+SELECT count(*) AS squatter_still_there FROM pg_tables WHERE schemaname = 'keybench' AND tablename LIKE 'run_%_bigint';
+DO $$ BEGIN
+  EXECUTE (SELECT format('DROP TABLE keybench.%I', tablename) FROM pg_tables WHERE schemaname = 'keybench' AND tablename LIKE 'run_%_bigint');
+END $$;
 
 -- Cancel: statement_timeout stops the run; its workers exit and its table is dropped.
 SET statement_timeout = '1500ms';

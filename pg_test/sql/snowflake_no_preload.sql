@@ -8,3 +8,5 @@ SELECT count(DISTINCT id) AS distinct_ids,
        count(*) FILTER (WHERE prev >= id) AS out_of_order
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, snowflake_id() AS id FROM generate_series(1, 100000) n) s) t;
+-- keybench_run checks before it starts any worker.
+SELECT kind, rows FROM keybench_run('snowflake', 1000);

@@ -116,7 +116,8 @@ impl SqlError for RunError {
         match self {
             RunError::KindUnavailable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
             RunError::Workers { .. } => ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
-            RunError::Worker(_) | RunError::WorkersLost => ERRCODE_INTERNAL_ERROR,
+            RunError::Worker(_, code) if *code != 0 => PgSqlErrorCode::from(*code),
+            RunError::Worker(..) | RunError::WorkersLost => ERRCODE_INTERNAL_ERROR,
             _ => ERRCODE_INVALID_PARAMETER_VALUE,
         }
     }
@@ -148,34 +149,31 @@ impl SqlError for RunError {
     }
 }
 
-/// A worker's error, with its SQLSTATE.
-fn record_error(shared: &Shared, message: &str) {
-    if shared
-        .error_set
-        .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
-        .is_ok()
-    {
-        // SAFETY: only the winner of error_set writes the message.
-        let buf = unsafe { &mut (*(shared as *const Shared as *mut Shared)).error };
-        let n = put_str(buf, message);
-        shared.error_len.store(n as u32, Ordering::Release);
-    }
+/// An ERROR caught in a worker: its message (with its detail) and SQLSTATE.
+#[derive(Debug, Clone)]
+struct Failure {
+    message: String,
+    sqlstate: i32,
 }
 
-fn caught_message(e: &pgrx::pg_sys::panic::CaughtError) -> String {
+fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
     use pgrx::pg_sys::panic::CaughtError::*;
     let r = match e {
         PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
     };
-    match r.detail() {
+    let message = match r.detail() {
         Some(d) if !d.is_empty() => format!("{} ({d})", r.message()),
         _ => r.message().to_string(),
+    };
+    Failure {
+        message,
+        sqlstate: r.sql_error_code() as isize as i32,
     }
 }
 
 /// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
-/// its message returned.
-fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+/// the error returned.
+fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
     PgTryBuilder::new(AssertUnwindSafe(move || unsafe {
         pg_sys::SetCurrentStatementStartTimestamp();
         pg_sys::StartTransactionCommand();
@@ -187,7 +185,7 @@ fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     }))
     .catch_others(|e| {
         unsafe { pg_sys::AbortCurrentTransaction() };
-        Err(caught_message(&e))
+        Err(caught(&e))
     })
     .execute()
 }
@@ -396,7 +394,7 @@ const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
 };
 
 /// Worker 0: the run's row, its table, and the starting LSN and checkpoint count, committed.
-fn setup(shared: &mut Shared) -> Result<(), String> {
+fn setup(shared: &mut Shared) -> Result<(), Failure> {
     let p = shared.params;
     let kind = p.kind();
     let ext = shared.ext_schema();
@@ -468,7 +466,7 @@ fn stop_requested(shared: &Shared) -> bool {
 }
 
 /// Load batches until the rows run out or the run is stopped.
-fn load(shared: &Shared, client: i32) -> Result<(), String> {
+fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
     let p = shared.params;
     let run_id = shared.run_id.load(Ordering::Acquire);
     let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
@@ -662,11 +660,11 @@ fn finish(shared: &mut Shared) {
             shared.finished.store(FINISHED_OK, Ordering::Release);
         }
         Err(e) => {
-            record_error(shared, &e);
+            shared.record_error(&e.message, e.sqlstate);
             let _ = in_transaction(|| {
                 spi_run(
                     "UPDATE keybench.runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE run_id = $1",
-                    &[run_id.into(), e.clone().into()],
+                    &[run_id.into(), e.message.clone().into()],
                 )
             });
             shared.finished.store(FINISHED_FAILED, Ordering::Release);
@@ -701,7 +699,7 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
                 true
             }
             Err(e) => {
-                record_error(shared, &e);
+                shared.record_error(&e.message, e.sqlstate);
                 shared.setup.store(STATE_FAILED, Ordering::Release);
                 false
             }
@@ -728,7 +726,7 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     if ok {
         if let Err(e) = load(shared, client as i32) {
             if shared.leader_gone.load(Ordering::Acquire) == 0 {
-                record_error(shared, &e);
+                shared.record_error(&e.message, e.sqlstate);
             }
         }
     }
@@ -847,11 +845,15 @@ pub fn run(p: Params) -> Summary {
             FINISHED_OK => break,
             _ => {
                 let msg = shared.error();
-                raise(RunError::Worker(if msg.is_empty() {
-                    "the run was stopped".into()
+                let msg = if msg.is_empty() {
+                    "the run was stopped".to_string()
                 } else {
                     msg
-                }));
+                };
+                raise(RunError::Worker(
+                    msg,
+                    shared.error_code.load(Ordering::Acquire),
+                ));
             }
         }
         if workers
