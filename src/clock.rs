@@ -11,8 +11,75 @@ pub fn realtime_ns() -> i64 {
     }
 }
 
-/// The clock as keybench's generators see it: real time plus `keybench.clock_skew_ms`.
+/// A clock that advances one millisecond every `rate` readings, from where it was started.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SimulatedClock {
+    rate: i32,
+    start_ns: i64,
+    readings: i64,
+}
+
+impl SimulatedClock {
+    pub const fn new() -> Self {
+        SimulatedClock {
+            rate: 0,
+            start_ns: 0,
+            readings: 0,
+        }
+    }
+
+    /// The next reading at `rate` ids per millisecond; restarts from the start of the current
+    /// real millisecond when the rate changes, so that N ids take exactly N / rate milliseconds.
+    #[inline]
+    pub fn next(&mut self, rate: i32, real_ns: i64) -> i64 {
+        if rate != self.rate || self.start_ns == 0 {
+            *self = SimulatedClock {
+                rate,
+                start_ns: real_ns - real_ns.rem_euclid(1_000_000),
+                readings: 0,
+            };
+        }
+        let ns = self.start_ns + self.readings * 1_000_000 / rate as i64;
+        self.readings += 1;
+        ns
+    }
+}
+
+thread_local! {
+    static SIMULATED: std::cell::Cell<SimulatedClock> = const { std::cell::Cell::new(SimulatedClock::new()) };
+}
+
+/// The clock as keybench's generators see it, one reading per id: real time, or the simulated
+/// clock of `keybench.ids_per_ms`, plus `keybench.clock_skew_ms`.
 #[inline]
 pub fn now_ns() -> i64 {
-    realtime_ns() + crate::guc::clock_skew_ms() * 1_000_000
+    let rate = crate::guc::ids_per_ms();
+    let base = if rate > 0 {
+        SIMULATED.with(|c| {
+            let mut clock = c.get();
+            let ns = clock.next(rate, realtime_ns());
+            c.set(clock);
+            ns
+        })
+    } else {
+        realtime_ns()
+    };
+    base + crate::guc::clock_skew_ms() * 1_000_000
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn simulated_clock_gives_rate_ids_per_millisecond() {
+        let mut c = SimulatedClock::new();
+        let start = 1_700_000_000_000_000_000;
+        let ms: Vec<i64> = (0..30).map(|_| c.next(10, start) / 1_000_000).collect();
+        assert!(ms[..10].iter().all(|&m| m == ms[0]));
+        assert!(ms[10..20].iter().all(|&m| m == ms[0] + 1));
+        assert_eq!(ms[29], ms[0] + 2);
+        // A new rate restarts from the real clock, at the start of its millisecond.
+        assert_eq!(c.next(1000, start + 5_123_456), start + 5_000_000);
+    }
 }

@@ -1,6 +1,6 @@
 //! keybench's settings.
 
-use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 
 /// `keybench.node_id`: the 10-bit machine id that `snowflake_id()` writes into each id.
 pub static NODE_ID: GucSetting<i32> = GucSetting::<i32>::new(0);
@@ -9,7 +9,27 @@ pub static NODE_ID: GucSetting<i32> = GucSetting::<i32>::new(0);
 /// client whose clock is off (experiment C) or a clock that steps back.
 pub static CLOCK_SKEW_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
+/// `keybench.ids_per_ms`: when positive, keybench's time-ordered generators read a simulated
+/// clock that advances one millisecond every that many ids (experiment B's ids-per-millisecond
+/// rates, without waiting on the real clock). 0 reads the real clock.
+pub static IDS_PER_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+
+/// What fills uuidv7()'s 12 bits after the millisecond.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Subms {
+    /// A 1/4096 fraction of the millisecond (RFC 9562 method 3, PostgreSQL 18): ordered.
+    #[name = c"counter"]
+    Counter,
+    /// Random bits, as most application libraries do: ordered by millisecond only.
+    #[name = c"random"]
+    Random,
+}
+
+/// `keybench.uuidv7_subms`: counter (default) or random.
+pub static UUIDV7_SUBMS: GucSetting<Subms> = GucSetting::<Subms>::new(Subms::Counter);
+
 pub const MAX_NODE_ID: i32 = 1023;
+pub const MAX_IDS_PER_MS: i32 = 1_000_000;
 
 pub fn init() {
     GucRegistry::define_int_guc(
@@ -32,6 +52,24 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::UNIT_MS,
     );
+    GucRegistry::define_int_guc(
+        c"keybench.ids_per_ms",
+        c"Simulated ids per millisecond for keybench's time-ordered generators (0: the real clock).",
+        c"When positive, uuidv7(), ulid*() and snowflake_id() read a clock that advances one millisecond every this many ids.",
+        &IDS_PER_MS,
+        0,
+        MAX_IDS_PER_MS,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"keybench.uuidv7_subms",
+        c"What fills keybench uuidv7()'s 12 bits after the millisecond: counter or random.",
+        c"counter: a 1/4096 fraction of the millisecond (RFC 9562 method 3, as PostgreSQL 18), ordered within the millisecond; random: random bits, ordered by millisecond only.",
+        &UUIDV7_SUBMS,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
 }
 
 #[inline]
@@ -42,4 +80,14 @@ pub fn node_id() -> i32 {
 #[inline]
 pub fn clock_skew_ms() -> i64 {
     CLOCK_SKEW_MS.get() as i64
+}
+
+#[inline]
+pub fn ids_per_ms() -> i32 {
+    IDS_PER_MS.get()
+}
+
+#[inline]
+pub fn uuidv7_subms() -> Subms {
+    UUIDV7_SUBMS.get()
 }

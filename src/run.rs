@@ -222,6 +222,42 @@ pub struct Params {
     pub method: u8,
     pub checkpoint_first: bool,
     pub keep: bool,
+    /// Simulated ids per millisecond for the time-ordered generators (0: the real clock).
+    pub ids_per_ms: i32,
+    /// Random rather than counter sub-millisecond bits in uuidv7.
+    pub subms_random: bool,
+    /// Clients' clocks are spread evenly over -clock_skew_ms..+clock_skew_ms.
+    pub clock_skew_ms: i32,
+}
+
+/// The knobs of experiments B and C, for the time-ordered generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    pub ids_per_ms: i32,
+    pub subms_random: bool,
+    pub clock_skew_ms: i32,
+}
+
+pub const MAX_SKEW_MS: i32 = 86_400_000;
+
+/// Check the clock knobs.
+pub fn validate_clock(ids_per_ms: i32, subms: &str, clock_skew_ms: i32) -> Result<Clock, RunError> {
+    if !(0..=crate::guc::MAX_IDS_PER_MS).contains(&ids_per_ms) {
+        return Err(RunError::IdsPerMs(ids_per_ms));
+    }
+    if !(0..=MAX_SKEW_MS).contains(&clock_skew_ms) {
+        return Err(RunError::Skew(clock_skew_ms));
+    }
+    let subms_random = match subms.trim().to_ascii_lowercase().as_str() {
+        "counter" => false,
+        "random" => true,
+        _ => return Err(RunError::Subms(subms.into())),
+    };
+    Ok(Clock {
+        ids_per_ms,
+        subms_random,
+        clock_skew_ms,
+    })
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -244,6 +280,12 @@ pub enum RunError {
     Shape(String),
     #[error("unknown load method \"{0}\"")]
     Method(String),
+    #[error("ids_per_ms must be between 0 and 1000000, not {0}")]
+    IdsPerMs(i32),
+    #[error("clock_skew_ms must be between 0 and {MAX_SKEW_MS}, not {0}")]
+    Skew(i32),
+    #[error("unknown uuidv7_subms \"{0}\"")]
+    Subms(String),
     #[error("keybench_run needs {needed} background workers, but only {started} could be started")]
     Workers {
         needed: i32,
@@ -269,6 +311,7 @@ pub fn validate(
     fillfactor: i32,
     checkpoint_first: bool,
     keep: bool,
+    clock: Clock,
 ) -> Result<Params, RunError> {
     let k = Kind::parse(kind).ok_or_else(|| RunError::UnknownKind(kind.into()))?;
     if !(1..=MAX_ROWS).contains(&rows) {
@@ -299,6 +342,9 @@ pub fn validate(
         method: m as u8,
         checkpoint_first,
         keep,
+        ids_per_ms: clock.ids_per_ms,
+        subms_random: clock.subms_random,
+        clock_skew_ms: clock.clock_skew_ms,
     })
 }
 
@@ -311,6 +357,15 @@ impl Params {
     }
     pub fn method(&self) -> Method {
         Method::from_u8(self.method)
+    }
+
+    /// The clock offset of client `i`: evenly spread over -clock_skew_ms..+clock_skew_ms.
+    pub fn client_skew_ms(&self, i: i32) -> i32 {
+        if self.clients <= 1 || self.clock_skew_ms == 0 {
+            return 0;
+        }
+        let span = 2 * self.clock_skew_ms as i64;
+        (-(self.clock_skew_ms as i64) + span * i as i64 / (self.clients as i64 - 1)) as i32
     }
 
     /// Number of batches.
@@ -567,7 +622,17 @@ mod unit_tests {
 
     fn p(rows: i64, batch: i64) -> Params {
         validate(
-            "bigint", rows, batch, 1, 60, "a", "insert", 90, false, false,
+            "bigint",
+            rows,
+            batch,
+            1,
+            60,
+            "a",
+            "insert",
+            90,
+            false,
+            false,
+            Clock::default(),
         )
         .unwrap()
     }
@@ -588,7 +653,17 @@ mod unit_tests {
     fn validation() {
         let v = |kind: &str, rows, batch, clients, shape: &str, method: &str| {
             validate(
-                kind, rows, batch, clients, 60, shape, method, 90, false, false,
+                kind,
+                rows,
+                batch,
+                clients,
+                60,
+                shape,
+                method,
+                90,
+                false,
+                false,
+                Clock::default(),
             )
         };
         assert_eq!(
@@ -620,8 +695,48 @@ mod unit_tests {
     }
 
     #[test]
+    fn clock_knobs() {
+        assert_eq!(
+            validate_clock(1000, "Random", 60_000),
+            Ok(Clock {
+                ids_per_ms: 1000,
+                subms_random: true,
+                clock_skew_ms: 60_000
+            })
+        );
+        assert_eq!(
+            validate_clock(-1, "counter", 0),
+            Err(RunError::IdsPerMs(-1))
+        );
+        assert_eq!(
+            validate_clock(0, "ordered", 0),
+            Err(RunError::Subms("ordered".into()))
+        );
+        let clock = validate_clock(0, "counter", 60_000).unwrap();
+        let p = validate(
+            "uuidv7", 100, 10, 4, 60, "a", "insert", 90, false, false, clock,
+        )
+        .unwrap();
+        let skews: Vec<i32> = (0..4).map(|i| p.client_skew_ms(i)).collect();
+        assert_eq!(skews, vec![-60_000, -20_000, 20_000, 60_000]);
+    }
+
+    #[test]
     fn statements() {
-        let params = validate("uuidv7", 100, 10, 1, 60, "c", "insert", 80, false, false).unwrap();
+        let params = validate(
+            "uuidv7",
+            100,
+            10,
+            1,
+            60,
+            "c",
+            "insert",
+            80,
+            false,
+            false,
+            Clock::default(),
+        )
+        .unwrap();
         let ddl = params.create_table("public", "keybench.run_1_uuidv7", "run_1_uuidv7_pkey");
         assert_eq!(ddl.len(), 3);
         assert!(ddl[0].contains("id uuid NOT NULL DEFAULT public.uuidv7()"));

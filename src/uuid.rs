@@ -69,6 +69,18 @@ pub fn v7_from_parts(unix_ms: u64, sub_ms_ns: u32, random: u64) -> [u8; 16] {
     b
 }
 
+/// A version 7 UUID whose 12 bits after the millisecond are random (`random12`'s low bits), as
+/// most application libraries make them: ordered by millisecond only.
+#[inline]
+pub fn v7_random_tail(unix_ms: u64, random12: u32, random: u64) -> [u8; 16] {
+    let hi = (unix_ms << 16) | (random12 & 0x0fff) as u64;
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&hi.to_be_bytes());
+    b[8..].copy_from_slice(&random.to_be_bytes());
+    set_version(&mut b, 7);
+    b
+}
+
 /// A version 7 UUID for `ns` nanoseconds after the Unix epoch.
 #[inline]
 pub fn v7_at_ns(ns: i64, random: u64) -> [u8; 16] {
@@ -178,8 +190,14 @@ mod sql {
 
     /// Generate a UUID version 7 (RFC 9562): Unix milliseconds, a 12-bit fraction of the
     /// millisecond (PostgreSQL 18's method 3), 62 random bits; strictly increasing within a session.
+    /// With keybench.uuidv7_subms = random the 12 bits are random instead (ordered by millisecond only).
     #[pg_extern(volatile, parallel_safe)]
     fn uuidv7() -> pgrx::Uuid {
+        if crate::guc::uuidv7_subms() == crate::guc::Subms::Random {
+            let ms = crate::clock::now_ns().div_euclid(NS_PER_MS);
+            let (hi, lo) = with_rng(|r| (r.next_u32(), r.next_u64()));
+            return pgrx::Uuid::from_bytes(v7_random_tail(ms as u64, hi, lo));
+        }
         let ns = next_ns();
         let random = with_rng(|r| r.next_u64());
         pgrx::Uuid::from_bytes(v7_at_ns(ns, random))
@@ -282,6 +300,14 @@ mod unit_tests {
         assert_eq!(fraction, 4095);
         assert_eq!(b[8] & 0xc0, 0x80);
         assert_eq!(&b[9..], &[0xff; 7]);
+    }
+
+    #[test]
+    fn random_tail_layout() {
+        let b = v7_random_tail(1_645_557_742_000, 0xffff_fabc, 0);
+        assert_eq!(extract_version(&b), Some(7));
+        assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+        assert_eq!(((b[6] as u16 & 0x0f) << 8) | b[7] as u16, 0xabc);
     }
 
     #[test]

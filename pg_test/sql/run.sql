@@ -4,10 +4,10 @@ CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE FUNCTION pg_temp.count_rows(t text) RETURNS bigint LANGUAGE plpgsql AS
   $$ DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM %s', t) INTO n; RETURN n; END $$;
 
--- Two clients, 20 batches of 1000 rows of experiment A's table.
-CREATE TEMP TABLE r AS SELECT * FROM keybench_run('bigint', 20000, clients => 2);
-SELECT kind, rows, clients, batches, rows_per_sec > 0 AS has_rate, wal_bytes > 20000 * 60 AS wal_covers_payload,
-       wal_records >= 20000 AS a_record_per_row, shared_dirtied > 0 AS dirtied, avg_leaf_density > 85 AS dense,
+-- Two clients, 40 batches of 1000 rows of experiment A's table.
+CREATE TEMP TABLE r AS SELECT * FROM keybench_run('bigint', 40000, clients => 2);
+SELECT kind, rows, clients, batches, rows_per_sec > 0 AS has_rate, wal_bytes > 40000 * 60 AS wal_covers_payload,
+       wal_records >= 40000 AS a_record_per_row, shared_dirtied > 0 AS dirtied, avg_leaf_density > 85 AS dense,
        leaf_fragmentation = 0 AS unfragmented, heap_bytes > 0 AND index_bytes > 0 AS sized, table_name
 FROM r;
 -- The run and its batches are recorded; the batches add up to the run's totals.
@@ -37,7 +37,7 @@ CREATE TEMP TABLE k AS SELECT * FROM keybench_run('uuidv4', 20000, shape => 'c',
 -- Unqualified keybench_run with only a kind and a row count works too (batch_size defaults to
 -- 1000, or to the row count when smaller).
 SELECT kind, rows, batches FROM keybench_run('uuidv7', 500);
-SELECT kind, avg_leaf_density < 80 AS random_keys_less_dense, leaf_fragmentation > 10 AS fragmented,
+SELECT kind, avg_leaf_density < 85 AS random_keys_less_dense, leaf_fragmentation > 10 AS fragmented,
        table_name = 'keybench.run_' || run_id || '_uuidv4' AS named,
        (SELECT count(*) FROM pg_index WHERE indrelid = table_name::regclass) AS indexes
 FROM k;

@@ -31,6 +31,9 @@ CREATE TABLE keybench.runs (
     fillfactor int NOT NULL,
     checkpoint_first boolean NOT NULL,
     keep boolean NOT NULL,
+    ids_per_ms int NOT NULL DEFAULT 0,
+    uuidv7_subms text NOT NULL DEFAULT 'counter',
+    clock_skew_ms int NOT NULL DEFAULT 0,
     table_name text,
     server_version text,
     shared_buffers text,
@@ -137,6 +140,7 @@ impl SqlError for RunError {
                 "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
             ),
             RunError::Method(_) => Some("Valid methods are: insert, single, copy.".into()),
+            RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
             RunError::Workers { .. } => Some(
                 "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
             ),
@@ -401,9 +405,9 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     let (run_id, index_oid, table) = in_transaction(|| {
         let run_id: i64 = spi_one(
             "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
-                checkpoint_first, keep, server_version, shared_buffers, checkpoint_timeout, max_wal_size,
-                full_page_writes, wal_compression, data_checksums, synchronous_commit)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, current_setting('server_version'),
+                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, server_version, shared_buffers,
+                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, current_setting('server_version'),
                 current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
                 current_setting('max_wal_size'), current_setting('full_page_writes'),
                 current_setting('wal_compression'), current_setting('data_checksums'),
@@ -420,6 +424,9 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
                 p.fillfactor.into(),
                 p.checkpoint_first.into(),
                 p.keep.into(),
+                p.ids_per_ms.into(),
+                (if p.subms_random { "random" } else { "counter" }).into(),
+                p.clock_skew_ms.into(),
             ],
         )
         .expect("INSERT ... RETURNING gives a row");
@@ -672,6 +679,19 @@ fn finish(shared: &mut Shared) {
     }
 }
 
+/// Set one of keybench's settings for this worker's session.
+fn set_guc(name: &std::ffi::CStr, value: &str) {
+    let value = std::ffi::CString::new(value).expect("settings have no NUL");
+    unsafe {
+        pg_sys::SetConfigOption(
+            name.as_ptr(),
+            value.as_ptr(),
+            pg_sys::GucContext::PGC_USERSET,
+            pg_sys::GucSource::PGC_S_SESSION,
+        )
+    };
+}
+
 /// Entry point of a keybench_run worker: `arg` is the segment handle << 8 | client number.
 #[pg_guard]
 #[unsafe(no_mangle)]
@@ -691,6 +711,16 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     BackgroundWorker::connect_worker_to_spi_by_oid(
         Some(pg_sys::Oid::from(shared.database)),
         Some(pg_sys::Oid::from(shared.user)),
+    );
+    let p = shared.params;
+    set_guc(c"keybench.ids_per_ms", &p.ids_per_ms.to_string());
+    set_guc(
+        c"keybench.uuidv7_subms",
+        if p.subms_random { "random" } else { "counter" },
+    );
+    set_guc(
+        c"keybench.clock_skew_ms",
+        &p.client_skew_ms(client as i32).to_string(),
     );
     let ok = if client == 0 {
         match setup(shared) {
@@ -970,6 +1000,9 @@ pub fn keybench_run(
     fillfactor: default!(i32, 90),
     checkpoint_first: default!(bool, false),
     keep: default!(bool, false),
+    ids_per_ms: default!(i32, 0),
+    uuidv7_subms: default!(&str, "'counter'"),
+    clock_skew_ms: default!(i32, 0),
 ) -> TableIterator<
     'static,
     (
@@ -1000,6 +1033,8 @@ pub fn keybench_run(
     ),
 > {
     let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    let clock =
+        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
     let p = validate(
         kind,
         rows,
@@ -1011,6 +1046,7 @@ pub fn keybench_run(
         fillfactor,
         checkpoint_first,
         keep,
+        clock,
     )
     .unwrap_or_else(|e| raise(e));
     let s = run(p);
@@ -1030,6 +1066,9 @@ pub fn keybench_compare(
     method: default!(&str, "'insert'"),
     fillfactor: default!(i32, 90),
     checkpoint_first: default!(bool, true),
+    ids_per_ms: default!(i32, 0),
+    uuidv7_subms: default!(&str, "'counter'"),
+    clock_skew_ms: default!(i32, 0),
 ) -> TableIterator<
     'static,
     (
@@ -1060,6 +1099,8 @@ pub fn keybench_compare(
     ),
 > {
     let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    let clock =
+        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
     // Validate every kind before running any.
     let params: Vec<Params> = kinds
         .iter()
@@ -1075,6 +1116,7 @@ pub fn keybench_compare(
                 fillfactor,
                 checkpoint_first,
                 false,
+                clock,
             )
             .unwrap_or_else(|e| raise(e))
         })
@@ -1140,7 +1182,17 @@ pub fn keybench_probe(
         );
     };
     let p = validate(
-        &kind, rows, rows, 1, width, &shape, "insert", 90, false, true,
+        &kind,
+        rows,
+        rows,
+        1,
+        width,
+        &shape,
+        "insert",
+        90,
+        false,
+        true,
+        Clock::default(),
     )
     .unwrap_or_else(|e| raise(e));
     let index: pg_sys::Oid = Spi::get_one_with_args(
