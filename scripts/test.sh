@@ -70,6 +70,7 @@ for v in "${versions[@]}"; do
   # fsync off: these clusters hold nothing worth keeping, and the suite runs faster.
   run_suite "$v" preload $((55400 + v)) "shared_preload_libraries=keybench" "fsync=off"
   run_suite "$v" no_preload $((55500 + v)) "fsync=off"
+  run_suite "$v" small_cache $((55600 + v)) "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB"
 done
 
 echo "== README.md transcript matches pg_test/expected/readme.out"

@@ -109,6 +109,46 @@ GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress TO PUBLIC;
 -- The per-batch series of a run.
 CREATE FUNCTION keybench_series(run_id bigint) RETURNS SETOF keybench.batches
 LANGUAGE sql STABLE AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 ORDER BY b.batch $$;
+
+-- Experiment D's cache cliff, measured from a run's batches: the rows loaded when the primary-key
+-- index outgrew shared_buffers, and when its batches started reading index blocks from outside
+-- shared_buffers (the first window of `window_batches` batches in which more than `read_share` of
+-- the index block fetches were reads).
+CREATE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
+RETURNS TABLE (run_id bigint, kind text, shared_buffers text, rows bigint, bytes_per_key float8,
+               rows_when_index_outgrew_shared_buffers bigint, rows_when_index_reads_started bigint,
+               index_hit_ratio_after float8)
+LANGUAGE sql STABLE AS $$
+  WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
+  b AS (
+    SELECT bt.rows_before + bt.rows AS rows_after, bt.index_bytes, bt.index_blks_read, bt.index_blks_hit,
+           sum(bt.index_blks_read) OVER w AS win_read, sum(bt.index_blks_read + bt.index_blks_hit) OVER w AS win_fetch
+    FROM keybench.batches bt WHERE bt.run_id = $1
+    WINDOW w AS (ORDER BY bt.batch ROWS BETWEEN CURRENT ROW AND $2 - 1 FOLLOWING)),
+  outgrew AS (SELECT min(rows_after) AS rows_after FROM b, r WHERE b.index_bytes > pg_size_bytes(r.shared_buffers)),
+  reads AS (SELECT min(rows_after) AS rows_after FROM b WHERE win_fetch > 0 AND win_read::float8 / win_fetch > $3)
+  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, r.index_bytes::float8 / r.rows,
+         outgrew.rows_after, reads.rows_after,
+         (SELECT sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0)
+          FROM b WHERE b.rows_after >= reads.rows_after)
+  FROM r, outgrew, reads
+$$;
+
+-- A projection, not a measurement: the rows at which a run's primary-key index would outgrow
+-- other shared_buffers sizes, at the bytes per key the run measured.
+CREATE FUNCTION keybench_cliff_projection(
+    run_id bigint,
+    shared_buffers text[] DEFAULT ARRAY['128MB', '256MB', '512MB', '1GB', '2GB', '4GB', '8GB', '16GB', '32GB'])
+RETURNS TABLE (shared_buffers text, projected_rows bigint, basis text)
+LANGUAGE sql STABLE AS $$
+  SELECT s, (pg_size_bytes(s) / (r.index_bytes::float8 / r.rows))::bigint,
+         format('projection at %s bytes per key (run %s: %s, %s rows, index %s)',
+                round((r.index_bytes::float8 / r.rows)::numeric, 1), r.run_id, r.kind, r.rows,
+                pg_size_pretty(r.index_bytes))
+  FROM keybench.runs r, unnest($2) AS s
+  WHERE r.run_id = $1 AND r.index_bytes > 0
+  ORDER BY pg_size_bytes(s)
+$$;
 "#,
     name = "run_schema",
 );
