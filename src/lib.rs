@@ -7,12 +7,14 @@
 //! - [`density`]: B-tree leaf density and fragmentation (pgstatindex's figures and more)
 //! - [`audit`]: the keys a database already has, with a verdict for each
 //! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
+//! - [`chart`]: SVG charts of runs' per-batch series
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
 
 use pgrx::prelude::*;
 
 pub mod audit;
+pub mod chart;
 pub mod clock;
 pub mod cost;
 pub mod density;
