@@ -39,5 +39,5 @@ if command -v chromium >/dev/null; then
   png=${svg%.svg}.png
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --user-data-dir="$(mktemp -d)" --hide-scrollbars \
-    --window-size=960,1290 --screenshot="$KB_ROOT/$png" "file://$KB_ROOT/$svg" >/dev/null 2>&1 && echo "-- rendered by Chromium: $png"
+    --window-size=960,1300 --screenshot="$KB_ROOT/$png" "file://$KB_ROOT/$svg" >/dev/null 2>&1 && echo "-- rendered by Chromium: $png"
 fi

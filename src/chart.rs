@@ -23,7 +23,7 @@ const WIDTH: f64 = 960.0;
 const PANEL_HEIGHT: f64 = 230.0;
 const LEFT: f64 = 90.0;
 const RIGHT: f64 = 30.0;
-const TOP: f64 = 70.0;
+const TOP: f64 = 84.0;
 const GAP: f64 = 70.0;
 const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",

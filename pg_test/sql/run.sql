@@ -62,6 +62,15 @@ SELECT count(*) AS runs_so_far FROM keybench.runs;
 SELECT count(*) AS batches, min(batch) AS first, max(batch) AS last, bool_and(index_bytes > 0) AS sizes
 FROM keybench_series((SELECT run_id FROM r));
 
+-- The chart of a run's series: an SVG document with one line per run in each of its four panels.
+SELECT svg LIKE '<?xml version="1.0" encoding="UTF-8"?>%</svg>' || chr(10) AS svg_document,
+       (SELECT count(*) FROM regexp_matches(svg, '<polyline', 'g')) AS lines,
+       svg LIKE '%bigint (run %' AS legend
+FROM (SELECT keybench_chart(ARRAY[(SELECT run_id FROM r)]) AS svg) s;
+SELECT (SELECT count(*) FROM regexp_matches(keybench_chart(ARRAY[(SELECT run_id FROM r), (SELECT run_id FROM k)], 'two runs'),
+        '<polyline', 'g')) AS lines_for_two_runs;
+SELECT state, message FROM regress.err($$SELECT keybench_chart(ARRAY[999999])$$);
+
 -- Bad input.
 \x on
 SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuid9', 10000)$$);
