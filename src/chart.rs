@@ -246,14 +246,16 @@ mod sql {
         ];
         for id in run_ids {
             let rows = Spi::connect(|client| {
-                let kind = client
-                    .select(
-                        "SELECT kind FROM keybench.runs WHERE run_id = $1",
-                        Some(1),
-                        &[id.into()],
-                    )?
-                    .first()
-                    .get_one::<String>()?;
+                let found = client.select(
+                    "SELECT kind FROM keybench.runs WHERE run_id = $1",
+                    Some(1),
+                    &[id.into()],
+                )?;
+                let kind = if found.is_empty() {
+                    None
+                } else {
+                    found.first().get_one::<String>()?
+                };
                 let mut pts: Vec<[f64; 5]> = Vec::new();
                 for r in client.select(
                     "SELECT (rows_before + rows)::float8, elapsed_ms, index_blks_read::float8,
