@@ -134,6 +134,86 @@ LANGUAGE sql STABLE AS $$
   FROM r, outgrew, reads
 $$;
 
+-- Experiment A's migration: on a kept uuidv4 run, switch the key's default to keybench's uuidv7 and
+-- load one more batch (measured alone, by keybench_probe); then count how many of the old keys sort
+-- before the new band of version 7 keys.
+CREATE FUNCTION keybench_migrate(run_id bigint, rows bigint DEFAULT 10000)
+RETURNS TABLE (batch_rows bigint, elapsed_ms float8, wal_bytes bigint, wal_fpi bigint,
+               shared_dirtied bigint, old_keys bigint, old_keys_before_new_band bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  r keybench.runs;
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  p record;
+BEGIN
+  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
+      HINT = 'keybench_migrate needs a uuidv4 run made with keep => true.';
+  END IF;
+  IF r.kind NOT IN ('uuidv4', 'gen_random_uuid') THEN
+    RAISE EXCEPTION 'run % is a % run; keybench_migrate moves a random uuid key to uuidv7', $1, r.kind
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN id SET DEFAULT %s.uuidv7()', r.table_name, ext);
+  SELECT * INTO p FROM keybench_probe($1, $2);
+  RETURN QUERY EXECUTE format(
+    'SELECT $2, $3, $4, $5, $6, count(*) FILTER (WHERE %1$s.uuid_extract_version(id) = 4),
+            count(*) FILTER (WHERE %1$s.uuid_extract_version(id) = 4
+                               AND id < (SELECT id FROM %2$s WHERE %1$s.uuid_extract_version(id) = 7 ORDER BY id LIMIT 1))
+     FROM %2$s', ext, r.table_name)
+    USING $1, $2, p.elapsed_ms, p.wal_bytes, p.wal_fpi, p.shared_dirtied;
+END $$;
+
+-- Experiment A's backfill: a bigint table whose rows carry created_at spread over `years` years
+-- (to the millisecond) gets a uuidv7 public id from uuidv7(created_at - clock_timestamp()); then
+-- every row is checked: the id's timestamp equals created_at to the millisecond, and id order equals
+-- creation order. The interval arithmetic follows the session's TimeZone, as PostgreSQL's does.
+CREATE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT 3, keep boolean DEFAULT false)
+RETURNS TABLE (rows_backfilled bigint, elapsed_ms float8, wal_bytes bigint, timestamps_equal bigint,
+               timestamps_different bigint, order_matches boolean, table_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  t text := format('keybench.backfill_%s', txid_current());
+  lsn pg_lsn;
+  t0 timestamptz;
+  ms float8;
+  wal bigint;
+BEGIN
+  IF $1 < 1 OR $1 > 1000000000 THEN
+    RAISE EXCEPTION 'rows must be between 1 and 1000000000, not %', $1 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $2 < 1 OR $2 > 100 THEN
+    RAISE EXCEPTION 'years must be between 1 and 100, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  EXECUTE format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL)', t);
+  -- Evenly spaced in absolute time (an interval of days and seconds, not of months, so that the
+  -- spacing never shrinks at a month end), to the millisecond: id order is creation order.
+  EXECUTE format($q$INSERT INTO %s (created_at)
+    SELECT date_trunc('milliseconds', now() - span + span * (g::float8 / %s))
+    FROM (SELECT now() - (now() - make_interval(years => %s)) AS span) s, generate_series(1, %s) g$q$,
+    t, $1, $2, $1);
+  EXECUTE format('ALTER TABLE %s ADD COLUMN public_id uuid', t);
+  lsn := pg_current_wal_insert_lsn();
+  t0 := clock_timestamp();
+  EXECUTE format('UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())', t, ext);
+  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  wal := pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint;
+  RETURN QUERY EXECUTE format(
+    'SELECT count(*), $1, $2,
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) = created_at),
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) <> created_at),
+            coalesce(bool_and(prev IS NULL OR prev < public_id), true), $3
+     FROM (SELECT public_id, created_at, lag(public_id) OVER (ORDER BY id) AS prev FROM %2$s) s',
+    ext, t) USING ms, wal, CASE WHEN $3 THEN t END;
+  IF NOT $3 THEN
+    EXECUTE format('DROP TABLE %s', t);
+  END IF;
+END $$;
+
 -- A projection, not a measurement: the rows at which a run's primary-key index would outgrow
 -- other shared_buffers sizes, at the bytes per key the run measured.
 CREATE FUNCTION keybench_cliff_projection(

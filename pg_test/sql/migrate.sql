@@ -1,0 +1,30 @@
+-- Experiment A's migration and backfill.
+CREATE EXTENSION IF NOT EXISTS keybench;
+-- Migration: a kept uuidv4 table switches its default to uuidv7; the next batch is measured alone,
+-- and almost every old key sorts after the new band (version 7 keys start with the time).
+CREATE TEMP TABLE v4 AS SELECT * FROM keybench_run('uuidv4', 50000, keep => true);
+SELECT m.batch_rows, m.elapsed_ms > 0 AS timed, m.wal_bytes > 0 AS wal, m.old_keys,
+       m.old_keys_before_new_band < m.old_keys / 50 AS few_old_keys_before_new_band
+FROM v4, keybench_migrate(v4.run_id, 10000) m;
+DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM v4); END $$;
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_migrate(999999)$$);
+CREATE TEMP TABLE v7 AS SELECT * FROM keybench_run('uuidv7', 1000, keep => true);
+SELECT state, regexp_replace(message, 'run [0-9]+', 'run N') AS message
+FROM regress.err($$SELECT * FROM keybench_migrate((SELECT run_id FROM v7))$$);
+DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM v7); END $$;
+
+-- Backfill in UTC: every row's uuidv7 timestamp equals created_at to the millisecond, and id order
+-- is creation order.
+SET timezone = 'UTC';
+SELECT rows_backfilled, elapsed_ms > 0 AS timed, wal_bytes > 0 AS wal, timestamps_equal, timestamps_different, order_matches, table_name
+FROM keybench_backfill(200000, 3);
+-- The same recipe in a time zone with daylight saving time: created_at - clock_timestamp() is an
+-- interval of days and hours, and adding days across a DST change moves the result by an hour, so
+-- rows created on the other side of a DST change get a timestamp an hour off, and rows created
+-- within an hour of each other across the change come out of order.
+SET timezone = 'America/New_York';
+SELECT timestamps_different > 0 AS some_timestamps_an_hour_off, order_matches
+FROM keybench_backfill(200000, 3);
+RESET timezone;
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_backfill(0)$$);
+SELECT count(*) AS backfill_tables_left FROM pg_tables WHERE schemaname = 'keybench' AND tablename LIKE 'backfill_%';
