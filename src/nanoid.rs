@@ -133,6 +133,8 @@ impl crate::error::SqlError for NanoidError {
     }
 }
 
+pub(crate) use sql::next_default;
+
 /// The SQL function.
 mod sql {
     use super::*;
@@ -144,6 +146,15 @@ mod sql {
     thread_local! {
         // The last alphabet seen, so a column default does not re-validate it on every row.
         static LAST: RefCell<Option<Alphabet>> = const { RefCell::new(None) };
+    }
+
+    thread_local! {
+        static DEFAULT: Alphabet = Alphabet::parse(DEFAULT_ALPHABET).expect("the default alphabet is valid");
+    }
+
+    /// A default nanoid (21 symbols of the URL alphabet), appended to `out`.
+    pub(crate) fn next_default(out: &mut Vec<u8>) {
+        DEFAULT.with(|a| with_rng(|r| generate_into(a, DEFAULT_SIZE as usize, r, out)));
     }
 
     /// Generate a nanoid: `size` symbols drawn uniformly from `alphabet` (default: 21 symbols of

@@ -136,6 +136,8 @@ impl crate::error::SqlError for SnowflakeError {
     }
 }
 
+pub(crate) use sql::next_snowflake;
+
 /// The SQL functions.
 mod sql {
     use super::*;
@@ -146,6 +148,11 @@ mod sql {
     /// keybench.node_id, a 12-bit sequence. Unique across all backends of the server.
     #[pg_extern(volatile, parallel_safe)]
     fn snowflake_id() -> i64 {
+        next_snowflake()
+    }
+
+    /// The next Snowflake id (what snowflake_id() returns).
+    pub(crate) fn next_snowflake() -> i64 {
         let counter = crate::shmem::snowflake_counter().or_raise();
         let now = epoch_ms(crate::clock::now_ns()).or_raise();
         let next = take(counter, now).or_raise();

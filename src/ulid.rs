@@ -154,6 +154,8 @@ impl crate::error::SqlError for UlidError {
     }
 }
 
+pub(crate) use sql::next_ulid;
+
 /// The SQL functions.
 mod sql {
     use super::*;
@@ -194,10 +196,15 @@ mod sql {
         })
     }
 
+    /// A new ULID (what ulid() and ulid_uuid() return, as 128 bits).
+    pub(crate) fn next_ulid() -> u128 {
+        from_parts(now_ms(), random80())
+    }
+
     /// Generate a ULID as 26 characters of Crockford base32 (48-bit ms time, 80 random bits).
     #[pg_extern(volatile, parallel_safe)]
     fn ulid() -> &'static str {
-        text_of(from_parts(now_ms(), random80()))
+        text_of(next_ulid())
     }
 
     /// Generate a monotonic ULID: within a millisecond each id is the previous one plus one
@@ -210,7 +217,7 @@ mod sql {
     /// Generate a ULID as a uuid (the same 128 bits), for a native 16-byte uuid column.
     #[pg_extern(volatile, parallel_safe)]
     fn ulid_uuid() -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(from_parts(now_ms(), random80()).to_be_bytes())
+        pgrx::Uuid::from_bytes(next_ulid().to_be_bytes())
     }
 
     /// The monotonic ULID generator's next id, as a uuid.

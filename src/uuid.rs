@@ -164,6 +164,20 @@ impl crate::error::SqlError for Uuidv7Error {
     }
 }
 
+/// The canonical text form of a UUID (lowercase, hyphenated), appended to `out`.
+pub fn write_text(b: &[u8; 16], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push(b'-');
+        }
+        out.push(HEX[(x >> 4) as usize]);
+        out.push(HEX[(x & 15) as usize]);
+    }
+}
+
+pub(crate) use sql::{next_v4, next_v7};
+
 /// The SQL functions.
 mod sql {
     use super::*;
@@ -193,14 +207,26 @@ mod sql {
     /// With keybench.uuidv7_subms = random the 12 bits are random instead (ordered by millisecond only).
     #[pg_extern(volatile, parallel_safe)]
     fn uuidv7() -> pgrx::Uuid {
+        pgrx::Uuid::from_bytes(next_v7())
+    }
+
+    /// The next UUID v7 of this session (what uuidv7() returns).
+    pub(crate) fn next_v7() -> [u8; 16] {
         if crate::guc::uuidv7_subms() == crate::guc::Subms::Random {
             let ms = crate::clock::now_ns().div_euclid(NS_PER_MS);
             let (hi, lo) = with_rng(|r| (r.next_u32(), r.next_u64()));
-            return pgrx::Uuid::from_bytes(v7_random_tail(ms as u64, hi, lo));
+            return v7_random_tail(ms as u64, hi, lo);
         }
         let ns = next_ns();
         let random = with_rng(|r| r.next_u64());
-        pgrx::Uuid::from_bytes(v7_at_ns(ns, random))
+        v7_at_ns(ns, random)
+    }
+
+    /// A new UUID v4 (what uuidv4() returns).
+    pub(crate) fn next_v4() -> [u8; 16] {
+        let mut b = [0u8; 16];
+        with_rng(|r| r.fill_bytes(&mut b));
+        v4(b)
     }
 
     /// Generate a UUID version 7 whose timestamp is shifted by `shift` (timestamptz + interval
@@ -232,9 +258,7 @@ mod sql {
     /// are compared with the same source of randomness.
     #[pg_extern(volatile, parallel_safe)]
     fn uuidv4() -> pgrx::Uuid {
-        let mut b = [0u8; 16];
-        with_rng(|r| r.fill_bytes(&mut b));
-        pgrx::Uuid::from_bytes(v4(b))
+        pgrx::Uuid::from_bytes(next_v4())
     }
 
     /// The version of an RFC 9562 UUID; NULL for other variants. Same as PostgreSQL 18's.
@@ -308,6 +332,13 @@ mod unit_tests {
         assert_eq!(extract_version(&b), Some(7));
         assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
         assert_eq!(((b[6] as u16 & 0x0f) << 8) | b[7] as u16, 0xabc);
+    }
+
+    #[test]
+    fn text_form() {
+        let mut out = Vec::new();
+        write_text(&parse("017F22E2-79B0-7CC3-98C4-DC0C0C07398F"), &mut out);
+        assert_eq!(out, b"017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
     }
 
     #[test]

@@ -280,7 +280,9 @@ impl SqlError for RunError {
             RunError::Shape(_) => Some(
                 "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
             ),
-            RunError::Method(_) => Some("Valid methods are: insert, single, copy.".into()),
+            RunError::Method(_) => {
+                Some("Valid methods are: insert, single, copy, copy_keys.".into())
+            }
             RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
             RunError::Workers { .. } => Some(
                 "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
@@ -411,7 +413,24 @@ fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
 }
 
 thread_local! {
-    static COPY_SOURCE: std::cell::RefCell<CopyRows> = std::cell::RefCell::new(CopyRows::default());
+    static COPY_SOURCE: std::cell::RefCell<(CopyRows, Option<Kind>)> =
+        std::cell::RefCell::new((CopyRows::default(), None));
+}
+
+/// Append a new key of `kind` in COPY's text format, and a tab.
+fn write_key(kind: Kind, line: &mut Vec<u8>) {
+    match kind {
+        Kind::Uuidv7 => crate::uuid::write_text(&crate::uuid::next_v7(), line),
+        Kind::Uuidv4 | Kind::Uuidv4Text => crate::uuid::write_text(&crate::uuid::next_v4(), line),
+        Kind::UlidUuid => crate::uuid::write_text(&crate::ulid::next_ulid().to_be_bytes(), line),
+        Kind::Ulid => line.extend_from_slice(&crate::ulid::encode(crate::ulid::next_ulid())),
+        Kind::Nanoid => crate::nanoid::next_default(line),
+        Kind::Snowflake => {
+            line.extend_from_slice(crate::snowflake::next_snowflake().to_string().as_bytes())
+        }
+        Kind::Bigint | Kind::Uuidv7Native | Kind::GenRandomUuid => {}
+    }
+    line.push(b'\t');
 }
 
 #[pg_guard]
@@ -423,11 +442,19 @@ unsafe extern "C-unwind" fn copy_source(
     // SAFETY: COPY hands us a buffer of maxread bytes.
     let out =
         unsafe { std::slice::from_raw_parts_mut(outbuf.cast::<u8>(), maxread.max(0) as usize) };
-    COPY_SOURCE.with_borrow_mut(|src| {
-        crate::rng::with_rng(|r| {
+    COPY_SOURCE.with_borrow_mut(|(src, key)| {
+        let key = *key;
+        let mut number = || {
             use rand::Rng;
-            src.fill(out, minread.max(0) as usize, || r.next_u32() % 100_001) as i32
-        })
+            crate::rng::with_rng(|r| r.next_u32() % 100_001)
+        };
+        let min = minread.max(0) as usize;
+        match key {
+            Some(kind) => {
+                src.fill_with_key(out, min, |line| write_key(kind, line), &mut number) as i32
+            }
+            None => src.fill(out, min, number) as i32,
+        }
     })
 }
 
@@ -435,7 +462,12 @@ unsafe extern "C-unwind" fn copy_source(
 /// the same permission check, the same multi-insert path.
 #[cfg(not(feature = "pg13"))]
 fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
-    COPY_SOURCE.with_borrow_mut(|src| *src = CopyRows::new(n, p.shape(), p.payload_width));
+    COPY_SOURCE.with_borrow_mut(|src| {
+        *src = (
+            CopyRows::new(n, p.shape(), p.payload_width),
+            p.key_in_copy_data().then(|| p.kind()),
+        )
+    });
     let lock = pg_sys::RowExclusiveLock as pg_sys::LOCKMODE;
     unsafe {
         let rel = pg_sys::table_open(table, lock);
@@ -464,7 +496,7 @@ fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
         }
         let mut columns: *mut pg_sys::List = std::ptr::null_mut();
         for c in p.copy_columns() {
-            let name = std::ffi::CString::new(*c).expect("column names have no NUL");
+            let name = std::ffi::CString::new(c).expect("column names have no NUL");
             columns = pg_sys::lappend(
                 columns,
                 pg_sys::makeString(pg_sys::pstrdup(name.as_ptr())).cast(),
@@ -645,7 +677,7 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
                 match p.method() {
                     Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
                     Method::Single => spi_run(&p.insert_one(&table), &[]),
-                    Method::Copy => copy_rows(table_oid, &p, n),
+                    Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
                 }
                 let after = usage();
                 let (f1, h1) = xact_blocks(index);
