@@ -586,7 +586,6 @@ pub struct Summary {
 #[repr(C)]
 pub struct Shared {
     pub params: Params,
-    pub leader_pid: i32,
     pub database: u32,
     pub user: u32,
     pub ext_schema: [u8; 256],

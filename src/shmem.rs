@@ -30,13 +30,6 @@ pub fn snowflake_counter() -> Result<&'static AtomicU64, SnowflakeError> {
     Ok(unsafe { &(*p).snowflake })
 }
 
-/// Whether this backend reaches the counter through memory set up at server start.
-pub fn preloaded() -> bool {
-    PRELOADED.load(Ordering::Relaxed)
-}
-
-static PRELOADED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 #[cfg(any(feature = "pg17", feature = "pg18"))]
 fn attach() -> Result<*mut Shared, SnowflakeError> {
     #[pgrx::pg_guard]
@@ -119,6 +112,5 @@ unsafe extern "C-unwind" fn on_startup() {
         }
         pg_sys::LWLockRelease(init_lock);
         SHARED.store(p, Ordering::Relaxed);
-        PRELOADED.store(true, Ordering::Relaxed);
     }
 }

@@ -993,7 +993,6 @@ pub fn run(p: Params) -> Summary {
         std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
         let shared = &mut *ptr;
         shared.params = p;
-        shared.leader_pid = pg_sys::MyProcPid;
         shared.database = pg_sys::MyDatabaseId.to_u32();
         shared.user = pg_sys::GetUserId().to_u32();
         put_str(&mut shared.ext_schema, &ext);
