@@ -254,6 +254,19 @@ mod sql {
         pgrx::Uuid::from_bytes(v7_from_parts(ms, sub_ms, random))
     }
 
+    /// A UUID version 7 for the instant `ts`: its millisecond and the 12-bit fraction of it that
+    /// `ts`'s microseconds give, then 62 random bits. For backfills: unlike
+    /// uuidv7(ts - clock_timestamp()), it reads no clock (so the id's timestamp is `ts` to the
+    /// millisecond even if the backend is descheduled between two clock readings) and does no
+    /// calendar arithmetic (so no time zone's daylight saving time moves it). Ids of equal `ts`
+    /// differ in their random bits but are not ordered among themselves.
+    #[pg_extern(volatile, strict, parallel_safe)]
+    fn uuidv7_at(ts: pgrx::datum::TimestampWithTimeZone) -> pgrx::Uuid {
+        let (ms, sub_ms) = v7_shifted_parts(0, ts.into_inner()).or_raise();
+        let random = with_rng(|r| r.next_u64());
+        pgrx::Uuid::from_bytes(v7_from_parts(ms, sub_ms, random))
+    }
+
     /// Generate a UUID version 4 (122 random bits) from keybench's generator, so that v4 and v7
     /// are compared with the same source of randomness.
     #[pg_extern(volatile, parallel_safe)]

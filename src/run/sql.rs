@@ -167,10 +167,13 @@ BEGIN
 END $$;
 
 -- Experiment A's backfill: a bigint table whose rows carry created_at spread over `years` years
--- (to the millisecond) gets a uuidv7 public id from uuidv7(created_at - clock_timestamp()); then
--- every row is checked: the id's timestamp equals created_at to the millisecond, and id order equals
--- creation order. The interval arithmetic follows the session's TimeZone, as PostgreSQL's does.
-CREATE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT 3, keep boolean DEFAULT false)
+-- (to the millisecond) gets a uuidv7 public id, by the study's recipe
+-- uuidv7(created_at - clock_timestamp()) (recipe 'shift') or by uuidv7_at(created_at) (recipe
+-- 'at'); then every row is checked: the id's timestamp equals created_at to the millisecond, and
+-- id order equals creation order. The shift recipe's interval arithmetic follows the session's
+-- TimeZone, as PostgreSQL's does, and it reads the clock twice per row.
+CREATE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT 3, keep boolean DEFAULT false,
+                                  recipe text DEFAULT 'shift')
 RETURNS TABLE (rows_backfilled bigint, elapsed_ms float8, wal_bytes bigint, timestamps_equal bigint,
                timestamps_different bigint, order_matches boolean, table_name text)
 LANGUAGE plpgsql VOLATILE AS $$
@@ -189,17 +192,24 @@ BEGIN
   IF $2 < 1 OR $2 > 100 THEN
     RAISE EXCEPTION 'years must be between 1 and 100, not %', $2 USING ERRCODE = 'invalid_parameter_value';
   END IF;
+  IF $4 IS NULL OR $4 NOT IN ('shift', 'at') THEN
+    RAISE EXCEPTION 'unknown backfill recipe "%"', $4 USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'The recipes are shift (uuidv7(created_at - clock_timestamp())) and at (uuidv7_at(created_at)).';
+  END IF;
   EXECUTE format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL)', t);
-  -- Evenly spaced in absolute time (an interval of days and seconds, not of months, so that the
-  -- spacing never shrinks at a month end), to the millisecond: id order is creation order.
+  -- Evenly spaced in absolute time (an interval of seconds only: an interval of days would move by
+  -- an hour across a daylight saving time change in the session's time zone), to the
+  -- millisecond: id order is creation order.
   EXECUTE format($q$INSERT INTO %s (created_at)
-    SELECT date_trunc('milliseconds', now() - span + span * (g::float8 / %s))
-    FROM (SELECT now() - (now() - make_interval(years => %s)) AS span) s, generate_series(1, %s) g$q$,
+    SELECT date_trunc('milliseconds', now() - make_interval(secs => span * (1 - g::float8 / %s)))
+    FROM (SELECT extract(epoch FROM now() - (now() - make_interval(years => %s)))::float8 AS span) s,
+         generate_series(1, %s) g$q$,
     t, $1, $2, $1);
   EXECUTE format('ALTER TABLE %s ADD COLUMN public_id uuid', t);
   lsn := pg_current_wal_insert_lsn();
   t0 := clock_timestamp();
-  EXECUTE format('UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())', t, ext);
+  EXECUTE format(CASE $4 WHEN 'shift' THEN 'UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())'
+                        ELSE 'UPDATE %s SET public_id = %s.uuidv7_at(created_at)' END, t, ext);
   ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
   wal := pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint;
   RETURN QUERY EXECUTE format(
