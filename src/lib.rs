@@ -20,12 +20,14 @@ pub mod cost;
 pub mod density;
 pub mod error;
 pub mod guc;
+pub mod lookup;
 pub mod nanoid;
 pub mod rng;
 pub mod run;
 mod scratch;
 pub mod shmem;
 pub mod snowflake;
+pub mod study;
 pub mod ulid;
 pub mod uuid;
 
