@@ -56,3 +56,13 @@ install_release() {
   cargo pgrx install --release --pg-config "$(pg_config_for "$1")" >"$KB_ROOT/target/logs/install-release-pg$1.log" 2>&1 \
     || { tail -30 "$KB_ROOT/target/logs/install-release-pg$1.log" >&2; return 1; }
 }
+
+# svg_to_png FILE.svg WIDTH HEIGHT: a PNG screenshot of the SVG by headless Chromium, when it is
+# installed (Debian's package `chromium`); prints the PNG's path, or nothing.
+svg_to_png() {
+  command -v chromium >/dev/null || return 0
+  local svg=$1 png=${1%.svg}.png
+  chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --user-data-dir="$(mktemp -d)" --hide-scrollbars \
+    --window-size="$2,$3" --screenshot="$KB_ROOT/$png" "file://$KB_ROOT/$svg" >/dev/null 2>&1 && echo "$png"
+}

@@ -35,9 +35,5 @@ svg=docs/img/experiment-d-$sb.svg
 "$PGBIN/psql" -X -At -c "SELECT keybench_chart(array_agg(run_id ORDER BY run_id),
   'Experiment D: $batches batches of $per rows, shared_buffers $sb') FROM keybench.runs" > "$svg"
 echo "-- chart: $svg"
-if command -v chromium >/dev/null; then
-  png=${svg%.svg}.png
-  chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-    --disable-component-update --disable-sync --user-data-dir="$(mktemp -d)" --hide-scrollbars \
-    --window-size=960,1300 --screenshot="$KB_ROOT/$png" "file://$KB_ROOT/$svg" >/dev/null 2>&1 && echo "-- rendered by Chromium: $png"
-fi
+png=$(svg_to_png "$svg" 960 1300)
+[ -z "$png" ] || echo "-- rendered by Chromium: $png"

@@ -2,13 +2,14 @@
 # Rerun what keybench can reproduce of the four studies in ../shared/EXPERIMENTS.md, scaled to this
 # machine, on throwaway PostgreSQL 18 clusters with default settings (keybench preloaded), and write
 # docs/EXPERIMENTS.md with every table printed and the experiment D chart.
-# Usage: scripts/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C]   (defaults: 1000000 1000000 50000)
+# Usage: scripts/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C] [ROWS_BLOAT]   (defaults: 1000000 1000000 50000 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows_a=${1:-1000000} rows_b=${2:-1000000} rows_c=${3:-50000}
+rows_a=${1:-1000000} rows_b=${2:-1000000} rows_c=${3:-50000} rows_bloat=${4:-1000000}
 bash scripts/setup.sh
 . scripts/common.sh
 trap cluster_stop_all EXIT
+trap 'echo "scripts/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18
 out=docs/EXPERIMENTS.md
 cluster_start experiments 18 54380 "shared_preload_libraries=keybench"
@@ -17,22 +18,32 @@ q() { # q "heading" "sql": a section of the document with the query and what psq
   "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off -c "SET client_min_messages = warning" -c "$2" | sed 's/ *$//' >> "$out"
   printf '```\n' >> "$out"
 }
+chart() { # chart NAME TITLE RUNS_QUERY: keybench_chart of those runs into docs/img, linked from the document
+  "$PGBIN/psql" -X -At -c "SELECT keybench_chart(ARRAY($3), '$2')" > "docs/img/experiments-$1.svg"
+  local png; png=$(svg_to_png "docs/img/experiments-$1.svg" 960 1300)
+  printf '\n![%s](%s)\n' "$2" "${png:-docs/img/experiments-$1.svg}" | sed 's|(docs/|(|' >> "$out"
+}
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
 version=$("$PGBIN/psql" -X -At -c "SELECT current_setting('server_version') || ', shared_buffers ' || current_setting('shared_buffers') || ', max_wal_size ' || current_setting('max_wal_size') || ', checkpoint_timeout ' || current_setting('checkpoint_timeout') || ', data_checksums ' || current_setting('data_checksums')")
 cat > "$out" <<DOC
 # The four studies, rerun with keybench
 
-Written by \`./scripts/experiments.sh $rows_a $rows_b $rows_c\` on $(date -u +%Y-%m-%d): PostgreSQL $version,
+Written by \`./scripts/experiments.sh $rows_a $rows_b $rows_c $rows_bloat\` on $(date -u +%Y-%m-%d): PostgreSQL $version,
 2 cores. Every table below is what psql printed for the query above it. The studies ran at sizes
 this machine finishes in minutes; where a setup cannot be reproduced here, the section says so.
 DOC
 
 printf '\n## A. Three keys (PostgreSQL 18, default settings)\n\nThe study: 10 million rows from 4 pgbench connections in 1000-row batches. Here: %s rows from 4 workers (keybench_run), then its single 10,000-row probe batch, the migration, the newest-row lookup and the backfill.\n' "$rows_a" >> "$out"
-q "Load, totals and index shape:" "SELECT run_id, kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s,
+q "Load, totals and index shape, three runs (\`+ 0 * run\` makes the call depend on run, so it runs three times):" "SELECT run, run_id, kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s,
        pg_size_pretty(wal_bytes) AS wal, round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows,
        wal_fpi AS fpi, pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
        avg_leaf_density AS density, leaf_fragmentation AS frag
-FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a, clients => 4)"
+FROM generate_series(1, 3) run, LATERAL keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a + 0 * run, clients => 4)
+ORDER BY kind, run"
+chart a "Experiment A: $rows_a rows from 4 workers, run 1" "SELECT run_id FROM keybench.runs ORDER BY run_id LIMIT 3"
+q "How WAL per million rows changes as the table grows (first and last tenth of each run's batches):" "SELECT r.kind, r.run_id, t AS tenth, round(sum(b.wal_bytes) / 1048576.0 * 1e6 / sum(b.rows), 1) AS wal_mb_per_m_rows
+FROM keybench.runs r JOIN (SELECT b.*, ntile(10) OVER (PARTITION BY b.run_id ORDER BY b.batch) AS t FROM keybench.batches b) b USING (run_id)
+WHERE t IN (1, 10) GROUP BY r.kind, r.run_id, t ORDER BY r.kind, r.run_id, t"
 for k in bigint uuidv4 uuidv7; do
   "$PGBIN/psql" -X -q -c "SELECT run_id FROM keybench_run('$k', $rows_a, clients => 4, keep => true, checkpoint_first => true)" >/dev/null
 done
@@ -42,6 +53,7 @@ q "Newest row by id (ORDER BY id DESC LIMIT 1):" "SELECT n.* FROM keybench.runs 
 q "Migration of the uuidv4 table to a uuidv7 default, and its next batch:" "SELECT m.* FROM keybench.runs r, keybench_migrate(r.run_id, 10000) m WHERE r.table_name IS NOT NULL AND r.kind = 'uuidv4'"
 q "Backfill of a uuidv7 public id over a million rows spread over three years (UTC):" "SET timezone = 'UTC'; SELECT * FROM keybench_backfill(1000000, 3)"
 q "The same backfill in a time zone with daylight saving time:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3)"
+q "The same backfill with keybench's uuidv7_at(created_at), which reads no clock and does no calendar arithmetic:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3, recipe => 'at')"
 "$PGBIN/psql" -X -q -c "DO \$\$ DECLARE t text; BEGIN FOR t IN SELECT table_name FROM keybench.runs WHERE table_name IS NOT NULL LOOP EXECUTE 'DROP TABLE ' || t; END LOOP; END \$\$"
 
 printf '\n## B. Seven keys at 1 million rows (COPY)\n\nThe study used PostgreSQL 17; this is 18. %s rows per key through COPY into experiment A'"'"'s table, one client, the key generated by keybench and sent in the COPY data as the study'"'"'s client did (`method => '"'"'copy_keys'"'"'`; bigint is the identity column); UUID v7 at a simulated 10 and 1,000 ids per millisecond with random sub-millisecond bits (what most libraries do), and with PostgreSQL 18'"'"'s counter.\n' "$rows_b" >> "$out"
@@ -64,12 +76,110 @@ last table; the time was no worse on this machine), while with the keys in the d
 every kind takes the fast path.
 DOC
 
-printf '\n## C. Three keys under limited memory (scaled down)\n\nThe study: 100 million rows, 16 pgbench clients, one single-row INSERT per transaction, memory capped, and a standby. This machine cannot hold 100 million rows in minutes or run a standby here; below, %s single-row transactions per key from 4 workers, experiment C'"'"'s table with its secondary indexes, then four clients whose clocks differ by up to +/-60 s.\n' "$rows_c" >> "$out"
+printf '\n## C. Three keys under limited memory (scaled down)\n\nThe study: 100 million rows, 16 pgbench clients, one single-row INSERT per transaction, memory capped, and a standby. This machine cannot load 100 million rows in minutes and has 2 cores; below, %s single-row transactions per key from 4 workers, experiment C'"'"'s table with its secondary indexes, then four clients whose clocks differ by up to +/-60 s.\n' "$rows_c" >> "$out"
 q "Single-row inserts, 4 clients:" "SELECT kind, round(rows_per_sec) AS tx_per_s, round(wal_bytes::numeric / rows) AS wal_bytes_per_row, wal_fpi AS fpi,
        pg_size_pretty(index_bytes) AS pk_index, avg_leaf_density AS density
 FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_c, batch_size => 1000, clients => 4, method => 'single', shape => 'c')"
+chart c "Experiment C: $rows_c single-row transactions from 4 workers" "SELECT run_id FROM keybench.runs WHERE method = 'single' ORDER BY run_id"
 q "UUID v7 from four clients, one clock against clocks +/-60 s apart:" "SELECT v.skew AS clock_skew_ms, c.avg_leaf_density AS density, c.leaf_fragmentation AS frag, pg_size_pretty(c.index_bytes) AS pk_index
 FROM (VALUES (0), (60000)) v(skew), LATERAL keybench_compare(ARRAY['uuidv7'], 200000, clients => 4, clock_skew_ms => v.skew) c"
+
+printf '\n### Deleting 30%%: at random against the oldest first, then reloading\n\nA kept run per key (%s rows from 4 workers), `keybench_delete(run_id, 0.3, pattern)`, then `VACUUM` twice with a transaction between (PostgreSQL reuses a B-tree page VACUUM deleted only once no transaction can still see it; on a busy server autovacuum gets there by itself), then `keybench_reload(run_id)` back to the original count.\n\n```\n' "$rows_bloat" >> "$out"
+"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off >> "$out" <<SQL
+SET client_min_messages = warning;
+CREATE TEMP TABLE kept AS
+SELECT k.kind, k.pattern, r.run_id, r.table_name
+FROM (VALUES ('bigint', 'random'), ('bigint', 'oldest'), ('uuidv7', 'random'), ('uuidv7', 'oldest'), ('uuidv4', 'random'), ('uuidv4', 'oldest')) k(kind, pattern),
+     LATERAL keybench_run(k.kind, $rows_bloat, clients => 4, keep => true) r;
+CREATE TEMP TABLE steps AS SELECT kept.kind, kept.pattern, d.* FROM kept, keybench_delete(kept.run_id, 0.3, kept.pattern) d;
+SELECT format('VACUUM %s', string_agg(table_name, ', ')) AS vacuum FROM kept \gset
+:vacuum;
+SELECT txid_current() AS xid \gset
+:vacuum;
+INSERT INTO steps SELECT kept.kind, kept.pattern, r.* FROM kept, keybench_reload(kept.run_id, 10000) r;
+\echo '-- every step'
+SELECT kind, pattern, step, table_rows, index_tuples, pg_size_pretty(index_bytes) AS pk_index, leaf_pages, deleted_pages,
+       avg_leaf_density AS density, leaf_fragmentation AS frag, round(elapsed_ms::numeric) AS ms, pg_size_pretty(wal_bytes) AS wal, wal_fpi AS fpi
+FROM steps ORDER BY kind, pattern, CASE step WHEN 'before delete' THEN 1 WHEN 'after delete' THEN 2 WHEN 'before reload' THEN 3 ELSE 4 END;
+\echo '-- after the reload, against before the deletion'
+SELECT b.kind, b.pattern, round(a.index_bytes::numeric / b.index_bytes, 3) AS pk_size_ratio,
+       b.avg_leaf_density AS density_before, a.avg_leaf_density AS density_after
+FROM steps b JOIN steps a USING (kind, pattern) WHERE b.step = 'before delete' AND a.step = 'after reload' ORDER BY 1, 2;
+SELECT format('DROP TABLE %s', string_agg(table_name, ', ')) AS drop FROM kept \gset
+:drop;
+SQL
+printf '```\n' >> "$out"
+q "Range partitioning on a uuidv7 id (12 monthly partitions; \`WHERE id = \$1\` prunes to one) against uuidv4 partitioned by created_at (a lookup by id probes every partition), and uuidv4 in one table: the same 1,000,000 rows over 365 days, the same 100,000 random lookups, inside the server (keybench_partition_lookup):" "SELECT layout, mode, lookups, found, round(lookups_per_sec) AS lookups_per_s, index_scans_per_lookup AS index_scans, buffers_per_lookup AS buffers
+FROM keybench_partition_lookup(1000000, 12, 100000, 365)"
+cat >> "$out" <<'DOC'
+
+The uuidv7 table partitioned by id answers a lookup from one partition's index, as the
+unpartitioned table does from its one index; the uuidv4 table partitioned by created_at probes every
+partition's index. The partitioned tables also pay for partition pruning or routing in every lookup,
+which the unpartitioned one does not (its lookups per second above).
+DOC
+cluster_stop_all
+
+printf '\n### A longer checkpoint interval, and wal_compression = lz4\n\nServer settings, so three throwaway servers. Scaled down: a checkpoint every 64 MB of WAL (`max_wal_size = 64MB`) against none during the load (`max_wal_size = 1GB`, the default), each with %s rows from 4 workers. This machine'"'"'s PostgreSQL 18 is built without lz4 (`wal_compression` offers only pglz), so this section runs on PostgreSQL 15 (Debian'"'"'s build, with lz4).\n' "$rows_a" >> "$out"
+install_release 15
+for cfg in "max_wal_size=1GB wal_compression=off" "max_wal_size=64MB wal_compression=off" "max_wal_size=64MB wal_compression=lz4"; do
+  # shellcheck disable=SC2086
+  cluster_start experiments-ckpt 15 54382 "shared_preload_libraries=keybench" $cfg
+  "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
+  q "PostgreSQL 15, $cfg:" "SELECT kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s, checkpoints,
+       pg_size_pretty(lsn_delta_bytes) AS wal_lsn_delta, round((lsn_delta_bytes / 1048576.0 * 1e6 / rows)::numeric, 1) AS wal_mb_per_m_rows, wal_fpi AS fpi
+FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a, clients => 4)"
+  cluster_stop experiments-ckpt 15
+done
+KB_CLUSTERS=
+cat >> "$out" <<'DOC'
+
+Checkpoints during the load bring full-page images with them, most of all for uuidv4, whose inserts
+touch leaves all over the index. lz4 compresses those images; the uuidv4 leaves they mostly are,
+full of random 16-byte keys, compress little (PostgreSQL leaves a page's free-space hole out of an
+image with or without compression).
+DOC
+
+printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. For each key: replay paused on the standby, %s rows loaded on the primary from 4 workers (the table dropped at the end, as keybench_run does), the standby left to receive all of that WAL, then replay resumed and timed until it reached the primary'"'"'s end LSN.\n\n```\n' "$rows_a" >> "$out"
+cluster_start experiments-primary 18 54383 "shared_preload_libraries=keybench"
+"$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
+sdir="$KB_ROOT/target/clusters/experiments-standby"
+rm -rf "$sdir"; mkdir -p "$sdir/sock"; chown -R postgres "$sdir"
+as_pg "$PGBIN/pg_basebackup" -h "$PGHOST" -p "$PGPORT" -U postgres -D "$sdir/data" -R -X stream
+as_pg "$PGBIN/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -o "-c port=54384 -c listen_addresses='' -c unix_socket_directories='$sdir/sock'" -w -t 60 start >/dev/null
+KB_CLUSTERS="$KB_CLUSTERS experiments-standby:18"
+standby() { "$PGBIN/psql" -X -At -h "$sdir/sock" -p 54384 -U postgres -d postgres "$@"; }
+printf '%-8s %12s %10s %14s %12s\n' kind wal_bytes fpi replay_seconds replay_mb_s >> "$out"
+for k in bigint uuidv4 uuidv7; do
+  standby -c "SELECT pg_wal_replay_pause()" >/dev/null
+  start=$("$PGBIN/psql" -X -At -c "SELECT pg_current_wal_insert_lsn()")
+  fpi=$("$PGBIN/psql" -X -At -c "SELECT wal_fpi FROM keybench_run('$k', $rows_a, clients => 4)")
+  end=$("$PGBIN/psql" -X -At -c "SELECT pg_current_wal_flush_lsn()")
+  until [ "$(standby -c "SELECT pg_last_wal_receive_lsn() >= '$end'")" = t ]; do sleep 0.2; done
+  # Short polls (a long query on the standby could conflict with replay and hold it up).
+  t0=$(date +%s.%N)
+  standby -c "SELECT pg_wal_replay_resume()" >/dev/null
+  until [ "$(standby -c "SELECT pg_last_wal_replay_lsn() >= '$end'")" = t ]; do sleep 0.01; done
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+  bytes=$("$PGBIN/psql" -X -At -c "SELECT pg_wal_lsn_diff('$end', '$start')::bigint")
+  awk -v k="$k" -v b="$bytes" -v f="$fpi" -v s="$secs" 'BEGIN { printf "%-8s %12d %10d %14.2f %12.1f\n", k, b, f, s, b / 1048576 / s }' >> "$out"
+done
+printf '```\n' >> "$out"
+cluster_stop_all
+
+printf '\n### A, continued: one more batch with shared_buffers = 1 GB and the index prewarmed\n\nA second throwaway server with `shared_buffers = 1GB`: the same %s-row loads, kept, then `CHECKPOINT`, `pg_prewarm` of each primary key, and one more 10,000-row batch (keybench_probe). The index blocks are all in the cache, yet every leaf the batch touches for the first time since the checkpoint is written whole to WAL.\n' "$rows_a" >> "$out"
+cluster_start experiments-1g 18 54381 "shared_preload_libraries=keybench" "shared_buffers=1GB"
+"$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION pg_prewarm"
+for k in bigint uuidv4 uuidv7; do
+  "$PGBIN/psql" -X -q -c "SELECT run_id FROM keybench_run('$k', $rows_a, clients => 4, keep => true, checkpoint_first => true)" >/dev/null
+done
+"$PGBIN/psql" -X -q -c "CHECKPOINT"
+q "The primary keys, prewarmed after the checkpoint:" "SELECT r.kind, pg_size_pretty(pg_relation_size(i.indexrelid)) AS pk_index, pg_prewarm(i.indexrelid) AS blocks_prewarmed
+FROM keybench.runs r JOIN pg_index i ON i.indrelid = r.table_name::regclass AND i.indisprimary
+WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
+q "One more 10,000-row batch into each:" "SELECT r.kind, round(p.elapsed_ms::numeric, 1) AS ms, p.index_blks_read, p.shared_dirtied AS dirtied,
+       pg_size_pretty(p.wal_bytes) AS wal, p.wal_fpi AS fpi
+FROM keybench.runs r, LATERAL keybench_probe(r.run_id, 10000) p WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
 cluster_stop_all
 
 printf '\n## D. The cache cliff (shared_buffers 128 MB)\n\n`./scripts/experiment-d.sh 128MB 50 100000`:\n\n```\n' >> "$out"
@@ -77,14 +187,26 @@ bash scripts/experiment-d.sh 128MB 50 100000 2>/dev/null | grep -v '^\[setup\]' 
 printf '```\n\n![Experiment D](img/experiment-d-128MB.png)\n' >> "$out"
 cat >> "$out" <<'DOC'
 
-## Not reproduced yet
+## Not reproduced here
 
-- C: the memory cap (the insert rate as the indexes outgrow a capped cache at 100 million rows),
-  the effect of a longer checkpoint interval and of wal_compression = lz4 (each is a server setting:
-  rerun keybench_compare on a server with it), WAL replay speed on a standby (no standby here),
-  random against oldest-first deletion and reload (needs a VACUUM between, which a function cannot
-  run), and uuidv7 range partitioning with pruning against uuidv4 partitioned by created_at.
-- A: three runs per key and the 10-million-row scale (scripts/bench-10m.sh runs that scale once:
-  docs/BENCHMARKS.md); the probe with shared_buffers = 1 GB and the index prewarmed.
+- C: 100 million rows under a memory cap from 16 clients (this machine has 2 cores; keybench_run
+  takes up to 64 clients, as many as max_worker_processes allows). The sections above run C's
+  single-row load, checkpoint and wal_compression variants and standby replay at 50,000 to
+  1,000,000 rows; the memory cap's effect is what D measures at 128 MB of shared_buffers.
+- A at 10 million rows: scripts/bench-10m.sh runs that scale once (docs/BENCHMARKS.md).
+
+## One call per study
+
+`keybench_reproduce(study, scale)` runs a study's calls at a chosen scale (1 is the study's own
+size) in the server it is called in and returns every figure as a row (experiment, step, kind,
+metric, value, note); steps it cannot take from inside a function (a restart with other settings,
+a standby, the VACUUM between deletion and reload) come back as rows with a note and no value. For
+example:
+
+```sql
+SELECT * FROM keybench_reproduce('b', 0.1);                     -- 100,000 rows per key
+SELECT * FROM keybench_reproduce('a', 0.01, clients => 4, repeats => 3);
+SELECT step, kind, metric, value FROM keybench_reproduce('d', 1) WHERE metric LIKE 'rows_when%';
+```
 DOC
 echo "wrote $out"

@@ -19,20 +19,37 @@ COMMENT ON TABLE keybench.deletions IS 'one row per keybench_delete: the rows a 
 SELECT pg_catalog.pg_extension_config_dump('keybench.deletions', '');
 GRANT SELECT ON keybench.deletions TO PUBLIC;
 
+-- A kept run's table and its primary key at one step of keybench_delete or keybench_reload.
+CREATE TYPE keybench.table_state AS (step text, table_rows bigint, index_tuples bigint, index_bytes bigint,
+    leaf_pages bigint, deleted_pages bigint, avg_leaf_density float8, leaf_fragmentation float8,
+    elapsed_ms float8, wal_bytes bigint, wal_fpi bigint);
+
+-- The run `run_id` if its table was kept and still exists, else ERROR 42704 with a hint for
+-- `caller`.
+CREATE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  r keybench.runs;
+BEGIN
+  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
+  IF NOT FOUND OR to_regclass(r.table_name) IS NULL THEN
+    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
+      HINT = format('%s needs a run made with keep => true whose table still exists.', $2);
+  END IF;
+  RETURN r;
+END $$;
+
 -- The row count and primary-key index state of a kept run's table, as keybench_delete and
 -- keybench_reload report it (index_tuples counts every leaf item, including those of deleted
 -- rows that no VACUUM has removed yet).
 CREATE FUNCTION keybench_table_state(run_id bigint, label text, ms float8 DEFAULT NULL,
                                      wal bigint DEFAULT NULL, fpi bigint DEFAULT NULL)
-RETURNS TABLE (step text, table_rows bigint, index_tuples bigint, index_bytes bigint, leaf_pages bigint,
-               deleted_pages bigint, avg_leaf_density float8, leaf_fragmentation float8,
-               elapsed_ms float8, wal_bytes bigint, wal_fpi bigint)
+RETURNS SETOF keybench.table_state
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
-#variable_conflict use_column
 DECLARE
   ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
                WHERE e.extname = 'keybench');
-  t text := (SELECT k.table_name FROM keybench.runs k WHERE k.run_id = $1);
+  t text := (keybench.kept_run($1, 'keybench_table_state')).table_name;
   pk regclass := (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = t::regclass AND i.indisprimary);
 BEGIN
   RETURN QUERY EXECUTE format(
@@ -46,11 +63,8 @@ END $$;
 -- the table and its primary key before and after; the index keeps the deleted rows' entries until
 -- a VACUUM, which a function cannot run: VACUUM the table, then call keybench_reload.
 CREATE FUNCTION keybench_delete(run_id bigint, share float8 DEFAULT 0.3, pattern text DEFAULT 'random')
-RETURNS TABLE (step text, table_rows bigint, index_tuples bigint, index_bytes bigint, leaf_pages bigint,
-               deleted_pages bigint, avg_leaf_density float8, leaf_fragmentation float8,
-               elapsed_ms float8, wal_bytes bigint, wal_fpi bigint)
+RETURNS SETOF keybench.table_state
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
-#variable_conflict use_column
 DECLARE
   r keybench.runs;
   p text := lower(trim($3));
@@ -61,11 +75,7 @@ DECLARE
   t0 timestamptz;
   ms float8;
 BEGIN
-  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
-  IF NOT FOUND OR to_regclass(r.table_name) IS NULL THEN
-    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
-      HINT = 'keybench_delete needs a run made with keep => true whose table still exists.';
-  END IF;
+  r := keybench.kept_run($1, 'keybench_delete');
   IF $2 IS NULL OR NOT ($2 > 0 AND $2 < 1) THEN
     RAISE EXCEPTION 'share must be greater than 0 and less than 1, not %', $2 USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -95,11 +105,8 @@ END $$;
 -- measured as keybench_probe measures one), and report the table and its primary key before and
 -- after the reload. WARNING when the index still holds entries of deleted rows (no VACUUM yet).
 CREATE FUNCTION keybench_reload(run_id bigint, batch_size bigint DEFAULT 10000)
-RETURNS TABLE (step text, table_rows bigint, index_tuples bigint, index_bytes bigint, leaf_pages bigint,
-               deleted_pages bigint, avg_leaf_density float8, leaf_fragmentation float8,
-               elapsed_ms float8, wal_bytes bigint, wal_fpi bigint)
+RETURNS SETOF keybench.table_state
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
-#variable_conflict use_column
 DECLARE
   r keybench.runs;
   target bigint;
@@ -113,11 +120,7 @@ DECLARE
   ms float8;
   fpi bigint := 0;
 BEGIN
-  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
-  IF NOT FOUND OR to_regclass(r.table_name) IS NULL THEN
-    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
-      HINT = 'keybench_reload needs a run made with keep => true whose table still exists.';
-  END IF;
+  r := keybench.kept_run($1, 'keybench_reload');
   IF $2 IS NULL OR $2 < 1 OR $2 > 10000000 THEN
     RAISE EXCEPTION 'batch_size must be between 1 and 10000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
   END IF;

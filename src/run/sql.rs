@@ -147,11 +147,7 @@ DECLARE
                WHERE e.extname = 'keybench');
   p record;
 BEGIN
-  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
-      HINT = 'keybench_migrate needs a uuidv4 run made with keep => true.';
-  END IF;
+  r := keybench.kept_run($1, 'keybench_migrate');
   IF r.kind NOT IN ('uuidv4', 'gen_random_uuid') THEN
     RAISE EXCEPTION 'run % is a % run; keybench_migrate moves a random uuid key to uuidv7', $1, r.kind
       USING ERRCODE = 'invalid_parameter_value';
@@ -234,11 +230,7 @@ DECLARE
   r keybench.runs;
   plan json;
 BEGIN
-  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
-      HINT = 'keybench_newest needs a run made with keep => true.';
-  END IF;
+  r := keybench.kept_run($1, 'keybench_newest');
   EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT id FROM %s ORDER BY id DESC LIMIT 1', r.table_name)
     INTO plan;
   RETURN QUERY SELECT r.kind, (plan -> 0 ->> 'Execution Time')::float8,
