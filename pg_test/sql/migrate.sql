@@ -48,6 +48,14 @@ SELECT uuid_extract_timestamp(uuidv7_at('2025-03-09 02:30:00.123456-05')) AS at_
        uuid_extract_version(uuidv7_at(now())) AS version,
        uuidv7_at('2025-01-01 00:00:00.001+00') < uuidv7_at('2025-01-01 00:00:00.002+00') AS ordered_by_time,
        uuidv7_at(NULL) IS NULL AS strict;
+-- Over 100,000 random instants from 1970 to 9999: the id's timestamp is the instant truncated to
+-- the millisecond, and ids of instants a few hundred microseconds apart within one millisecond are
+-- ordered by the 12-bit fraction.
+SELECT count(*) FILTER (WHERE uuid_extract_timestamp(uuidv7_at(ts)) <> date_trunc('milliseconds', ts)) AS timestamps_off,
+       count(*) FILTER (WHERE uuidv7_at(ts) >= uuidv7_at(ts + interval '300 microseconds')
+                          AND date_trunc('milliseconds', ts) = date_trunc('milliseconds', ts + interval '300 microseconds'))
+         AS fractions_out_of_order
+FROM (SELECT to_timestamp(floor(random() * 253402300799000000) / 1000000) AS ts FROM generate_series(1, 100000)) s;
 SELECT state, message FROM regress.err($$SELECT uuidv7_at('1969-12-31 23:59:59+00')$$);
 SELECT state, message FROM regress.err($$SELECT uuidv7_at('infinity')$$);
 SELECT count(*) AS backfill_tables_left FROM pg_tables WHERE schemaname = 'keybench' AND tablename LIKE 'backfill_%';
