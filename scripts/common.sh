@@ -21,7 +21,8 @@ as_pg() { # run a command as the unprivileged cluster owner
 # cluster_start NAME VERSION PORT [postgres -c settings...]
 # Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
 # private unix socket dir, with PostgreSQL's defaults but for the given settings, and sets
-# PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop.
+# PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop. With KB_MEMORY_CAP_MB set, the
+# server runs in a memory cgroup of that many MB.
 cluster_start() {
   local name=$1 version=$2 port=$3; shift 3
   local bindir; bindir=$("$(pg_config_for "$version")" --bindir)
@@ -32,8 +33,20 @@ cluster_start() {
     || { cat "$dir/initdb.log" >&2; return 1; }
   local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock'"
   local s; for s in "$@"; do opts="$opts -c $s"; done
-  as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
-    || { cat "$dir/server.log" >&2; return 1; }
+  if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
+    # The server and every process it forks in a memory cgroup (v1) with that limit: shared
+    # memory, process memory and the page cache of the files it reads and writes all count, so
+    # what does not fit is read back from disk.
+    local cg=/sys/fs/cgroup/memory/keybench-$name
+    { mkdir -p "$cg" && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
+      || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
+    bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" \
+      sudo -u postgres -H -- "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+      || { cat "$dir/server.log" >&2; return 1; }
+  else
+    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+      || { cat "$dir/server.log" >&2; return 1; }
+  fi
   export PGHOST="$dir/sock" PGPORT=$port PGUSER=postgres PGDATABASE=postgres PGBIN=$bindir
   KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
 }
@@ -42,6 +55,7 @@ cluster_stop() { # cluster_stop NAME VERSION
   local bindir; bindir=$("$(pg_config_for "$2")" --bindir)
   local dir="$KB_ROOT/target/clusters/$1"
   [ -f "$dir/data/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
+  rmdir "/sys/fs/cgroup/memory/keybench-$1" 2>/dev/null
   return 0
 }
 

@@ -336,7 +336,7 @@ BEGIN
     RETURN QUERY SELECT 'c', v.step, NULL, 'not_run', NULL::numeric, v.note
       FROM (VALUES ('delete 30% at random or the oldest 30%, then reload',
                     'needs a VACUUM between the deletion and the reload, which a function cannot run: keybench_run(..., keep => true), keybench_delete(run_id, 0.3, ''random'' or ''oldest''), VACUUM the table, keybench_reload(run_id)'),
-                   ('memory cap', 'a server setting: start the server with a small shared_buffers (scripts/experiment-d.sh does)'),
+                   ('memory cap', 'needs the server started in a memory cgroup: scripts/experiment-c.sh does, with a small shared_buffers'),
                    ('longer checkpoint interval, wal_compression = lz4', 'server settings: change them, reload the configuration and run again; keybench.runs records both'),
                    ('WAL replay speed on a standby', 'needs a standby server')) v(step, note);
 
