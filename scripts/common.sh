@@ -55,7 +55,7 @@ cluster_stop() { # cluster_stop NAME VERSION
   local bindir; bindir=$("$(pg_config_for "$2")" --bindir)
   local dir="$KB_ROOT/target/clusters/$1"
   [ -f "$dir/data/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
-  rmdir "/sys/fs/cgroup/memory/keybench-$1" 2>/dev/null
+  rmdir "/sys/fs/cgroup/memory/keybench-$1" 2>/dev/null || true
   return 0
 }
 

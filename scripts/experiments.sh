@@ -3,7 +3,7 @@
 # machine, on throwaway PostgreSQL 18 clusters with default settings (keybench preloaded), and write
 # docs/EXPERIMENTS.md with every table printed and the experiment D chart.
 # Usage: scripts/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C] [ROWS_BLOAT]   (defaults: 1000000 1000000 50000 1000000)
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 rows_a=${1:-1000000} rows_b=${2:-1000000} rows_c=${3:-50000} rows_bloat=${4:-1000000}
 bash scripts/setup.sh
