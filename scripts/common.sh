@@ -38,7 +38,8 @@ cluster_start() {
     # memory, process memory and the page cache of the files it reads and writes all count, so
     # what does not fit is read back from disk.
     local cg=/sys/fs/cgroup/memory/keybench-$name
-    { mkdir -p "$cg" && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
+    { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
+        && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
       || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
     bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" \
       sudo -u postgres -H -- "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
