@@ -72,6 +72,13 @@ install_release() {
     || { tail -30 "$KB_ROOT/target/logs/install-release-pg$1.log" >&2; return 1; }
 }
 
+# chart_runs FILE.svg TITLE RUNS_QUERY: keybench_chart of the runs RUNS_QUERY selects (their run_id
+# column), written to FILE.svg and, when Chromium is installed, FILE.png; prints the PNG's path.
+chart_runs() {
+  "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "SELECT keybench_chart(ARRAY($3), '$2')" > "$1"
+  svg_to_png "$1" 960 1300
+}
+
 # svg_to_png FILE.svg WIDTH HEIGHT: a PNG screenshot of the SVG by headless Chromium, when it is
 # installed (Debian's package `chromium`); prints the PNG's path, or nothing.
 svg_to_png() {

@@ -41,8 +41,6 @@ SELECT quarter, round((SELECT tx_s FROM rate WHERE kind = 'uuidv4' AND quarter =
 FROM (VALUES (1), (4)) r(quarter)"
 echo "-- the memory cgroup's peak usage: $(( $(cat /sys/fs/cgroup/memory/keybench-experiment-c/memory.max_usage_in_bytes) / 1048576 )) MB of $cap MB"
 svg=docs/img/experiment-c-${cap}MB.svg
-"$PGBIN/psql" -X -At -c "SELECT keybench_chart(array_agg(run_id ORDER BY run_id),
-  'Experiment C: $rows single-row transactions, shared_buffers $sb, memory cap $cap MB') FROM keybench.runs" > "$svg"
 echo "-- chart: $svg"
-png=$(svg_to_png "$svg" 960 1300)
+png=$(chart_runs "$svg" "Experiment C: $rows single-row transactions, shared_buffers $sb, memory cap $cap MB" "SELECT run_id FROM keybench.runs ORDER BY run_id")
 [ -z "$png" ] || echo "-- rendered by Chromium: $png"

@@ -32,8 +32,6 @@ psql_q -c "SELECT c.* FROM keybench.runs r, keybench_cliff(r.run_id) c ORDER BY 
 echo "-- the cliff for other shared_buffers sizes (a projection, at the bytes per key measured for uuidv4):"
 psql_q -c "SELECT * FROM keybench_cliff_projection((SELECT run_id FROM keybench.runs WHERE kind = 'uuidv4'))"
 svg=docs/img/experiment-d-$sb.svg
-"$PGBIN/psql" -X -At -c "SELECT keybench_chart(array_agg(run_id ORDER BY run_id),
-  'Experiment D: $batches batches of $per rows, shared_buffers $sb') FROM keybench.runs" > "$svg"
 echo "-- chart: $svg"
-png=$(svg_to_png "$svg" 960 1300)
+png=$(chart_runs "$svg" "Experiment D: $batches batches of $per rows, shared_buffers $sb" "SELECT run_id FROM keybench.runs ORDER BY run_id")
 [ -z "$png" ] || echo "-- rendered by Chromium: $png"

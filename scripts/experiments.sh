@@ -19,8 +19,7 @@ q() { # q "heading" "sql": a section of the document with the query and what psq
   printf '```\n' >> "$out"
 }
 chart() { # chart NAME TITLE RUNS_QUERY: keybench_chart of those runs into docs/img, linked from the document
-  "$PGBIN/psql" -X -At -c "SELECT keybench_chart(ARRAY($3), '$2')" > "docs/img/experiments-$1.svg"
-  local png; png=$(svg_to_png "docs/img/experiments-$1.svg" 960 1300)
+  local png; png=$(chart_runs "docs/img/experiments-$1.svg" "$2" "$3")
   printf '\n![%s](%s)\n' "$2" "${png:-docs/img/experiments-$1.svg}" | sed 's|(docs/|(|' >> "$out"
 }
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"

@@ -353,13 +353,7 @@ mod sql {
         .ok()
         .flatten()
         .unwrap_or(128 << 20);
-        let ext_schema: String = Spi::get_one(
-            "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
-             WHERE e.extname = 'keybench'",
-        )
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| "public".into());
+        let ext_schema = crate::spi::extension_schema();
         let has_native_v7 = pg_sys::PG_VERSION_NUM >= 180000;
         let uuidv7_call = if has_native_v7 {
             "uuidv7()".to_string()

@@ -99,7 +99,7 @@ mod sql {
     use std::time::Instant;
 
     fn spi_one<T: FromDatum + IntoDatum>(query: &str) -> Option<T> {
-        Spi::get_one::<T>(query).unwrap_or_else(|e| pgrx::error!("keybench: {query}: {e}"))
+        crate::spi::one(query, &[])
     }
 
     fn candidates(schema: &str) -> Vec<Candidate> {
@@ -185,11 +185,7 @@ mod sql {
         ),
     > {
         check(calls, rounds).or_raise();
-        let schema: String = spi_one(
-            "SELECT quote_ident(n.nspname) FROM pg_extension e \
-             JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'keybench'",
-        )
-        .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"));
+        let schema = crate::spi::extension_schema();
         let list = candidates(&schema);
         // JIT would add compile time to whichever query crosses its cost threshold first.
         let jit: String = spi_one("SELECT current_setting('jit')").unwrap_or_default();

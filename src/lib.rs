@@ -9,7 +9,8 @@
 //! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
 //! - [`chart`]: SVG charts of runs' per-batch series
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
-//! - [`rng`], [`clock`], [`guc`], [`error`]: shared plumbing
+//! - [`lookup`]: experiment C's partitioned lookups; [`study`]: deletion and reload, keybench_reproduce
+//! - [`rng`], [`clock`], [`guc`], [`error`], `spi`: shared plumbing
 
 use pgrx::prelude::*;
 
@@ -27,6 +28,7 @@ pub mod run;
 mod scratch;
 pub mod shmem;
 pub mod snowflake;
+mod spi;
 pub mod study;
 pub mod ulid;
 pub mod uuid;

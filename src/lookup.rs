@@ -8,6 +8,7 @@
 //! Everything is created in the caller's transaction, so an error or a cancel leaves nothing.
 
 use crate::error::{raise, SqlError};
+use crate::spi;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
@@ -83,19 +84,16 @@ impl Mode {
     }
 }
 
-fn run(sql: &str) {
-    Spi::run(sql).unwrap_or_else(|e| pgrx::error!("{e}"));
-}
-
 /// Index scans this transaction made on the indexes of every leaf of `table`.
 fn index_scans(table: &str) -> i64 {
-    Spi::get_one::<i64>(&format!(
-        "SELECT coalesce(sum(pg_stat_get_xact_numscans(i.indexrelid)), 0)::bigint
-         FROM (SELECT relid FROM pg_partition_tree('{table}') WHERE isleaf UNION SELECT '{table}'::regclass) t
-         JOIN pg_index i ON i.indrelid = t.relid"
-    ))
-    .ok()
-    .flatten()
+    spi::one::<i64>(
+        &format!(
+            "SELECT coalesce(sum(pg_stat_get_xact_numscans(i.indexrelid)), 0)::bigint
+             FROM (SELECT relid FROM pg_partition_tree('{table}') WHERE isleaf UNION SELECT '{table}'::regclass) t
+             JOIN pg_index i ON i.indrelid = t.relid"
+        ),
+        &[],
+    )
     .unwrap_or(0)
 }
 
@@ -184,35 +182,29 @@ pub fn keybench_partition_lookup(
     if let Err(e) = validate(rows, partitions, lookups, days) {
         raise(e);
     }
-    let ext: String = Spi::get_one(
-        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'keybench'",
-    )
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| "public".into());
-    let tag: i64 = Spi::get_one("SELECT txid_current()")
-        .ok()
-        .flatten()
-        .unwrap_or(0);
+    let ext = spi::extension_schema();
+    let tag: i64 = spi::one("SELECT txid_current()", &[]).unwrap_or(0);
     let base = format!("keybench.lookup_{tag}");
-    // The rows: created_at evenly spread over the span, a uuidv7 of that instant (a shift of whole
-    // seconds, which no time zone's calendar arithmetic moves) and a uuidv4.
-    run(&format!(
-        "CREATE TABLE {base}_rows AS
-         SELECT g, ts AS created_at,
-                {ext}.uuidv7(make_interval(secs => extract(epoch FROM ts - clock_timestamp()))) AS v7,
-                {ext}.uuidv4() AS v4, repeat('x', 60) AS payload
-         FROM (SELECT g, now() - make_interval(days => {days}) + make_interval(days => {days}) * ((g - 0.5) / {rows})
-                 AS ts FROM generate_series(1, {rows}::bigint) g) s"
-    ));
-    // Partition bounds: equal slices of the span, to the millisecond.
-    let bounds: Vec<i64> = Spi::get_one::<Vec<i64>>(&format!(
-        "SELECT array_agg(floor(extract(epoch FROM now() - make_interval(days => {days})
-                                 + make_interval(days => {days}) * (i::float8 / {partitions})) * 1000)::bigint ORDER BY i)
-         FROM generate_series(1, {partitions} - 1) i"
-    ))
-    .ok()
-    .flatten()
+    // The rows: created_at evenly spread over the span (in seconds, which no time zone's calendar
+    // moves), a uuidv7 of that instant, and a uuidv4.
+    let span_s = days as i64 * 86_400;
+    spi::run(
+        &format!(
+            "CREATE TABLE {base}_rows AS
+             SELECT g, ts AS created_at, {ext}.uuidv7_at(ts) AS v7, {ext}.uuidv4() AS v4, repeat('x', 60) AS payload
+             FROM (SELECT g, now() - make_interval(secs => {span_s} * (1 - (g - 0.5) / {rows})) AS ts
+                   FROM generate_series(1, {rows}::bigint) g) s"
+        ),
+        &[],
+    );
+    // Partition bounds: equal slices of the span, to the millisecond (Unix milliseconds).
+    let bounds: Vec<i64> = spi::one::<Vec<i64>>(
+        &format!(
+            "SELECT array_agg(floor((extract(epoch FROM now()) - {span_s} * (1 - i::float8 / {partitions})) * 1000)::bigint ORDER BY i)
+             FROM generate_series(1, {partitions} - 1) i"
+        ),
+        &[],
+    )
     .unwrap_or_default();
     let range = |i: usize, bound: &dyn Fn(i64) -> String| {
         let lo = if i == 0 {
@@ -251,36 +243,42 @@ pub fn keybench_partition_lookup(
         let t = &l.table;
         let cols = "id uuid NOT NULL, created_at timestamptz NOT NULL, payload text NOT NULL";
         match (l.partitions, l.key) {
-            (1, _) => run(&format!("CREATE TABLE {t} ({cols}, PRIMARY KEY (id))")),
+            (1, _) => spi::run(&format!("CREATE TABLE {t} ({cols}, PRIMARY KEY (id))"), &[]),
             (_, "v7") => {
-                run(&format!(
-                    "CREATE TABLE {t} ({cols}, PRIMARY KEY (id)) PARTITION BY RANGE (id)"
-                ));
+                spi::run(
+                    &format!("CREATE TABLE {t} ({cols}, PRIMARY KEY (id)) PARTITION BY RANGE (id)"),
+                    &[],
+                );
                 for i in 0..partitions as usize {
                     let r = range(i, &|ms| format!("'{}'", uuidv7_floor(ms)));
-                    run(&format!(
-                        "CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES {r}"
-                    ));
+                    spi::run(
+                        &format!("CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES {r}"),
+                        &[],
+                    );
                 }
             }
             _ => {
                 // A primary key of a partitioned table must contain the partition key.
-                run(&format!(
+                spi::run(&format!(
                     "CREATE TABLE {t} ({cols}, PRIMARY KEY (id, created_at)) PARTITION BY RANGE (created_at)"
-                ));
+                ), &[]);
                 for i in 0..partitions as usize {
                     let r = range(i, &|ms| format!("to_timestamp({ms} / 1000.0)"));
-                    run(&format!(
-                        "CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES {r}"
-                    ));
+                    spi::run(
+                        &format!("CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES {r}"),
+                        &[],
+                    );
                 }
             }
         }
-        run(&format!(
-            "INSERT INTO {t} SELECT {}, created_at, payload FROM {base}_rows",
-            l.key
-        ));
-        run(&format!("ANALYZE {t}"));
+        spi::run(
+            &format!(
+                "INSERT INTO {t} SELECT {}, created_at, payload FROM {base}_rows",
+                l.key
+            ),
+            &[],
+        );
+        spi::run(&format!("ANALYZE {t}"), &[]);
     }
     // The same rows for every layout, drawn at random (with replacement).
     let (v7, v4) = Spi::get_two::<Vec<pgrx::Uuid>, Vec<pgrx::Uuid>>(&format!(
@@ -320,9 +318,9 @@ pub fn keybench_partition_lookup(
         }
     }
     for l in &layouts {
-        run(&format!("DROP TABLE {}", l.table));
+        spi::run(&format!("DROP TABLE {}", l.table), &[]);
     }
-    run(&format!("DROP TABLE {base}_rows"));
+    spi::run(&format!("DROP TABLE {base}_rows"), &[]);
     TableIterator::new(out)
 }
 

@@ -47,15 +47,13 @@ CREATE FUNCTION keybench_table_state(run_id bigint, label text, ms float8 DEFAUL
 RETURNS SETOF keybench.table_state
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
-  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-               WHERE e.extname = 'keybench');
   t text := (keybench.kept_run($1, 'keybench_table_state')).table_name;
   pk regclass := (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = t::regclass AND i.indisprimary);
 BEGIN
   RETURN QUERY EXECUTE format(
     'SELECT $1, (SELECT count(*) FROM %s), d.leaf_tuples, d.index_size, d.leaf_pages, d.deleted_pages,
             d.avg_leaf_density, d.leaf_fragmentation, $2, $3, $4
-     FROM %s.keybench_density($5) d', t, ext) USING $2, $3, $4, $5, pk;
+     FROM keybench_density($5) d', t) USING $2, $3, $4, $5, pk;
 END $$;
 
 -- Experiment C's bloat test, first half: delete a share of a kept run's rows, at random or the
@@ -67,6 +65,7 @@ RETURNS SETOF keybench.table_state
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
   r keybench.runs;
+  s keybench.table_state;
   p text := lower(trim($3));
   total bigint;
   n bigint;
@@ -84,8 +83,9 @@ BEGIN
       HINT = 'The patterns are random and oldest.';
   END IF;
   ord := CASE WHEN p = 'random' THEN 'random()' WHEN r.shape IN ('a', 'c') THEN 'created_at, ctid' ELSE 'ctid' END;
-  RETURN QUERY SELECT * FROM keybench_table_state($1, 'before delete');
-  EXECUTE format('SELECT count(*) FROM %s', r.table_name) INTO total;
+  SELECT * INTO s FROM keybench_table_state($1, 'before delete');
+  RETURN NEXT s;
+  total := s.table_rows;
   n := round(total * $2);
   lsn := pg_current_wal_insert_lsn();
   t0 := clock_timestamp();
@@ -113,7 +113,7 @@ DECLARE
   total bigint;
   n bigint;
   b bigint;
-  s record;
+  s keybench.table_state;
   pr record;
   lsn pg_lsn;
   t0 timestamptz;
@@ -136,8 +136,7 @@ BEGIN
       s.index_tuples, r.table_name
       USING HINT = format('VACUUM %s before keybench_reload to reload into the space the deletion freed.', r.table_name);
   END IF;
-  RETURN QUERY SELECT s.step, s.table_rows, s.index_tuples, s.index_bytes, s.leaf_pages, s.deleted_pages,
-                      s.avg_leaf_density, s.leaf_fragmentation, s.elapsed_ms, s.wal_bytes, s.wal_fpi;
+  RETURN NEXT s;
   total := s.table_rows;
   n := greatest(target - total, 0);
   lsn := pg_current_wal_insert_lsn();

@@ -2,11 +2,11 @@
 
 use super::*;
 use crate::error::{raise, SqlError};
+use crate::spi::{extension_schema, one as spi_one, run as spi_run};
 use pgrx::bgworkers::{
     BackgroundWorker, BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime,
     DynamicBackgroundWorker,
 };
-use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::panic::AssertUnwindSafe;
@@ -337,14 +337,6 @@ fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
         Err(caught(&e))
     })
     .execute()
-}
-
-fn spi_run(sql: &str, args: &[DatumWithOid]) {
-    Spi::run_with_args(sql, args).unwrap_or_else(|e| pgrx::error!("{e}"));
-}
-
-fn spi_one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
-    Spi::get_one_with_args::<T>(sql, args).unwrap_or_else(|e| pgrx::error!("{e}"))
 }
 
 /// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
@@ -956,16 +948,6 @@ unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg:
             unsafe { libc::kill(pid, libc::SIGINT) };
         }
     }
-}
-
-fn extension_schema() -> String {
-    Spi::get_one::<String>(
-        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
-         WHERE e.extname = 'keybench'",
-    )
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"))
 }
 
 /// Long runs report progress with a NOTICE this often.
