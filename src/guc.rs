@@ -28,6 +28,16 @@ pub enum Subms {
 /// `keybench.uuidv7_subms`: counter (default) or random.
 pub static UUIDV7_SUBMS: GucSetting<Subms> = GucSetting::<Subms>::new(Subms::Counter);
 
+/// `keybench.progress_interval`: seconds between keybench_run's progress NOTICEs (0: none).
+pub static PROGRESS_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(10);
+
+/// `keybench.max_workers`: background workers all keybench runs together may hold at once.
+pub static MAX_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(4);
+
+/// `keybench.check_worker_slots`: refuse a run up front when the server cannot spare its workers
+/// (off only to test what happens when a worker cannot be started).
+pub static CHECK_WORKER_SLOTS: GucSetting<bool> = GucSetting::<bool>::new(true);
+
 pub const MAX_NODE_ID: i32 = 1023;
 pub const MAX_IDS_PER_MS: i32 = 1_000_000;
 
@@ -45,7 +55,7 @@ pub fn init() {
     GucRegistry::define_int_guc(
         c"keybench.clock_skew_ms",
         c"Offset added to the clock read by keybench's time-ordered generators.",
-        c"Simulates a client with a skewed clock, or a clock that steps back. 0 reads the real clock.",
+        c"Simulates a client with a skewed clock, or a clock that steps back, in this session only. 0 reads the real clock. snowflake_id() takes only a clock behind (its counter is shared by every session).",
         &CLOCK_SKEW_MS,
         -86_400_000,
         86_400_000,
@@ -55,11 +65,39 @@ pub fn init() {
     GucRegistry::define_int_guc(
         c"keybench.ids_per_ms",
         c"Simulated ids per millisecond for keybench's time-ordered generators (0: the real clock).",
-        c"When positive, uuidv7(), ulid*() and snowflake_id() read a clock that advances one millisecond every this many ids.",
+        c"When positive, uuidv7() and ulid*() read a clock that advances one millisecond every this many ids, in this session only (snowflake_id() refuses it: its counter is shared by every session).",
         &IDS_PER_MS,
         0,
         MAX_IDS_PER_MS,
         GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"keybench.progress_interval",
+        c"Seconds between keybench_run's progress NOTICEs (0: none).",
+        c"Progress is also in the keybench.progress view, from any session.",
+        &PROGRESS_INTERVAL,
+        0,
+        86_400,
+        GucContext::Userset,
+        GucFlags::UNIT_S,
+    );
+    GucRegistry::define_int_guc(
+        c"keybench.max_workers",
+        c"Background workers that keybench runs may hold at once, all runs together.",
+        c"Each keybench_run client is a background worker, taken from max_worker_processes, which parallel query and logical replication share. Only a superuser can change it.",
+        &MAX_WORKERS,
+        0,
+        1024,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"keybench.check_worker_slots",
+        c"Refuse a keybench run up front when the server cannot spare its background workers.",
+        c"Off only to test the failure path of a worker that cannot be started. Only a superuser can change it.",
+        &CHECK_WORKER_SLOTS,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_enum_guc(
@@ -90,4 +128,19 @@ pub fn ids_per_ms() -> i32 {
 #[inline]
 pub fn uuidv7_subms() -> Subms {
     UUIDV7_SUBMS.get()
+}
+
+#[inline]
+pub fn progress_interval() -> i32 {
+    PROGRESS_INTERVAL.get()
+}
+
+#[inline]
+pub fn max_workers() -> i32 {
+    MAX_WORKERS.get()
+}
+
+#[inline]
+pub fn check_worker_slots() -> bool {
+    CHECK_WORKER_SLOTS.get()
 }

@@ -12,7 +12,7 @@
 //! segment tells the workers, which abort and clean up: the run is marked cancelled and its table
 //! dropped unless kept.
 
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicUsize, Ordering};
 
 pub const MAX_CLIENTS: usize = 64;
 pub const MAX_ROWS: i64 = 1_000_000_000;
@@ -304,8 +304,23 @@ pub enum RunError {
     },
     #[error("keybench_run failed: {0}")]
     Worker(String, i32),
-    #[error("keybench_run: its workers exited without finishing the run")]
-    WorkersLost,
+    #[error("permission denied to start keybench_run as role \"{0}\": it lacks {1}")]
+    Privileges(String, String),
+    #[error("keybench_run's workers connect as role \"{0}\", which cannot log in")]
+    NoLogin(String),
+    #[error("keybench_run needs {needed} background workers, but the server can spare {spare}")]
+    NoSpareWorkers {
+        needed: i32,
+        spare: i64,
+        max_worker_processes: i32,
+        in_use: i64,
+        ours: i64,
+        cap: i64,
+    },
+    #[error("keybench_run failed: {0}; nothing was left to close run {1}")]
+    Abandoned(String, i64),
+    #[error("key kind snowflake cannot take {0}")]
+    SnowflakeClock(&'static str),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -338,6 +353,12 @@ pub fn validate(
     }
     if !(10..=100).contains(&fillfactor) {
         return Err(RunError::Fillfactor(fillfactor));
+    }
+    if k == Kind::Snowflake && clock.ids_per_ms != 0 {
+        return Err(RunError::SnowflakeClock("ids_per_ms"));
+    }
+    if k == Kind::Snowflake && clock.clock_skew_ms != 0 {
+        return Err(RunError::SnowflakeClock("clock_skew_ms"));
     }
     let s = Shape::parse(shape).ok_or_else(|| RunError::Shape(shape.into()))?;
     let m = Method::parse(method).ok_or_else(|| RunError::Method(method.into()))?;
@@ -567,6 +588,25 @@ pub const FINISHED_OK: u32 = 1;
 pub const FINISHED_FAILED: u32 = 2;
 pub const FINISHED_CANCELLED: u32 = 3;
 
+/// A worker slot no process has attached to yet.
+pub const SLOT_EMPTY: u32 = 0;
+/// A worker is attached and working.
+pub const SLOT_ATTACHED: u32 = 1;
+/// The slot's departure has been counted in `workers_left` (by the worker, by its exit
+/// callback, or by the leader for a worker that never started).
+pub const SLOT_GONE: u32 = 2;
+
+/// The client number of the clean-up worker the leader starts when no worker of a failed run is
+/// left to close it.
+pub const JANITOR: usize = MAX_CLIENTS;
+
+/// The advisory-lock class of keybench's runs: every process that works on a run holds
+/// `pg_advisory_lock_shared(RUN_LOCK_CLASS, lock_key)` for as long as it lives (`lock_key` is in
+/// keybench.runs, taken from the run's segment handle, so every worker can lock it before the run
+/// has an id). A run marked `running` whose lock is free has been abandoned (a crash, a restart,
+/// a killed worker) and keybench_cleanup() may close it.
+pub const RUN_LOCK_CLASS: i32 = 0x6b62_7275; // "kbru"
+
 /// What the finishing worker hands back to the leader.
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C)]
@@ -583,12 +623,88 @@ pub struct Summary {
     pub leaf_fragmentation: f64,
 }
 
+/// One worker's place in the segment. A worker's pid is only ever signalled while `lock` is held,
+/// and a worker clears its pid under the same lock before it exits, so a signal can only reach
+/// the live worker, never a process that later got its pid.
+#[repr(C)]
+#[derive(Default)]
+pub struct Slot {
+    lock: AtomicU32,
+    pid: AtomicI32,
+    pub state: AtomicU32,
+    /// The address of the worker's process latch (in the main shared memory segment, which every
+    /// process maps at the same address).
+    latch: AtomicUsize,
+}
+
+impl Slot {
+    fn locked<R>(&self, f: impl FnOnce() -> R) -> R {
+        while self
+            .lock
+            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        let r = f();
+        self.lock.store(0, Ordering::Release);
+        r
+    }
+
+    /// Publish the calling worker's pid and latch.
+    pub fn attach(&self, pid: i32, latch: usize) {
+        self.locked(|| {
+            self.pid.store(pid, Ordering::Release);
+            self.latch.store(latch, Ordering::Release);
+        });
+    }
+
+    /// Withdraw the pid: no signal reaches this worker after this returns.
+    pub fn detach(&self) {
+        self.locked(|| self.pid.store(0, Ordering::Release));
+    }
+
+    /// Call `f(pid)` with the live worker's pid, if it is attached, while it cannot exit.
+    pub fn with_live_pid(&self, f: impl FnOnce(i32)) {
+        self.locked(|| {
+            let pid = self.pid.load(Ordering::Acquire);
+            if pid > 0 {
+                f(pid)
+            }
+        });
+    }
+
+    pub fn latch(&self) -> usize {
+        self.latch.load(Ordering::Acquire)
+    }
+
+    /// Count this slot's departure once: true for the caller that did.
+    pub fn depart(&self) -> bool {
+        let mut s = self.state.load(Ordering::Acquire);
+        while s != SLOT_GONE {
+            match self
+                .state
+                .compare_exchange(s, SLOT_GONE, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return true,
+                Err(seen) => s = seen,
+            }
+        }
+        false
+    }
+}
+
 #[repr(C)]
 pub struct Shared {
     pub params: Params,
     pub database: u32,
     pub user: u32,
     pub ext_schema: [u8; 256],
+    /// The second key of the run's liveness lock.
+    pub lock_key: i32,
+    /// The leader's pid and latch address, to wake it.
+    pub leader_pid: i32,
+    pub leader_latch: usize,
     /// Set when the leader detaches: the run is to be abandoned.
     pub leader_gone: AtomicU32,
     pub setup: AtomicU32,
@@ -599,7 +715,8 @@ pub struct Shared {
     pub rows_done: AtomicI64,
     pub workers_left: AtomicU32,
     pub finished: AtomicU32,
-    pub worker_pids: [AtomicI32; MAX_CLIENTS],
+    /// One slot per client, and the janitor's last.
+    pub slots: [Slot; MAX_CLIENTS + 1],
     pub error_set: AtomicU32,
     pub error_len: AtomicU32,
     /// The SQLSTATE of that error (PostgreSQL's packed form).
@@ -633,6 +750,14 @@ impl Shared {
         // SAFETY: the bytes below error_len were written before it was published (Release).
         let buf = unsafe { &*self.error.get() };
         String::from_utf8_lossy(&buf[..n.min(buf.len())]).into_owned()
+    }
+
+    /// Count slot `i`'s departure (once, by whoever comes first: the worker, its exit callback or
+    /// the leader); true when that was the last client.
+    pub fn depart(&self, i: usize) -> bool {
+        i < MAX_CLIENTS
+            && self.slots[i].depart()
+            && self.workers_left.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
     /// Keep the first error of the run (later ones are consequences of it).

@@ -1,7 +1,7 @@
 //! The leader (keybench_run, keybench_compare, keybench_probe) and the background workers.
 
 use super::*;
-use crate::error::{raise, SqlError};
+use crate::error::{no_null_elements, raise, required, SqlError};
 use crate::spi::{extension_schema, one as spi_one, run as spi_run};
 use pgrx::bgworkers::{
     BackgroundWorker, BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime,
@@ -34,6 +34,7 @@ CREATE TABLE keybench.runs (
     ids_per_ms int NOT NULL DEFAULT 0,
     uuidv7_subms text NOT NULL DEFAULT 'counter',
     clock_skew_ms int NOT NULL DEFAULT 0,
+    lock_key int,
     table_name text,
     server_version text,
     shared_buffers text,
@@ -105,6 +106,42 @@ GROUP BY r.run_id;
 COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, rate and ETA';
 GRANT USAGE ON SCHEMA keybench TO PUBLIC;
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress TO PUBLIC;
+
+-- Close the runs that no keybench process works on any more, left marked running by a server
+-- crash or restart (or a killed worker): each is marked failed, with the reason, and its table
+-- dropped unless it was kept. Every process working on a run holds a shared advisory lock on
+-- (1801613941, lock_key) for as long as it lives, so a free lock means an abandoned run. Runs
+-- whose table the caller cannot drop are skipped (a superuser or the table's owner can close
+-- them). keybench_run calls it before each run; call it after a crash to close them at once.
+CREATE FUNCTION keybench_cleanup()
+RETURNS TABLE (run_id bigint, kind text, started_at timestamptz, action text)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
+           WHERE k.status = 'running' ORDER BY k.run_id LOOP
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, (r.run_id % 2147483648)::int));
+    BEGIN
+      IF NOT r.keep THEN
+        EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('run_%s_%s', r.run_id, r.kind));
+      END IF;
+      UPDATE keybench.runs k SET status = 'failed', finished_at = clock_timestamp(),
+          error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '
+                            '(a server crash or restart, or a killed worker); closed by keybench_cleanup()'),
+          table_name = CASE WHEN k.keep THEN k.table_name END
+        WHERE k.run_id = r.run_id AND k.status = 'running';
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := CASE WHEN r.keep THEN 'marked failed, table kept' ELSE 'marked failed, table dropped' END;
+      RETURN NEXT;
+    EXCEPTION WHEN insufficient_privilege THEN
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := 'skipped: ' || SQLERRM;
+      RETURN NEXT;
+    END;
+  END LOOP;
+END $$;
 
 -- The per-batch series of a run.
 CREATE FUNCTION keybench_series(run_id bigint) RETURNS SETOF keybench.batches
@@ -261,9 +298,13 @@ impl SqlError for RunError {
         use PgSqlErrorCode::*;
         match self {
             RunError::KindUnavailable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
-            RunError::Workers { .. } => ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+            RunError::Workers { .. } | RunError::NoSpareWorkers { .. } => {
+                ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
+            }
             RunError::Worker(_, code) if *code != 0 => PgSqlErrorCode::from(*code),
-            RunError::Worker(..) | RunError::WorkersLost => ERRCODE_INTERNAL_ERROR,
+            RunError::Worker(..) => ERRCODE_QUERY_CANCELED,
+            RunError::Abandoned(..) => ERRCODE_ADMIN_SHUTDOWN,
+            RunError::Privileges(..) | RunError::NoLogin(_) => ERRCODE_INSUFFICIENT_PRIVILEGE,
             _ => ERRCODE_INVALID_PARAMETER_VALUE,
         }
     }
@@ -273,6 +314,21 @@ impl SqlError for RunError {
                 "Each client is a dynamic background worker; max_worker_processes is {max_worker_processes}, \
                  shared with other background workers and parallel queries."
             )),
+            RunError::NoSpareWorkers {
+                max_worker_processes,
+                in_use,
+                ours,
+                cap,
+                ..
+            } => Some(format!(
+                "max_worker_processes is {max_worker_processes} and {in_use} background workers are \
+                 running; keybench.max_workers is {cap} and {ours} keybench workers are running."
+            )),
+            RunError::SnowflakeClock(_) => Some(
+                "Every backend draws Snowflake ids from one counter, which a clock set ahead in \
+                 one client would move for every session."
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -292,7 +348,29 @@ impl SqlError for RunError {
             RunError::KindUnavailable(..) => {
                 Some("uuidv7_native needs PostgreSQL 18; use uuidv7 (keybench's).".into())
             }
-            RunError::WorkersLost => Some("The server log says why.".into()),
+            RunError::NoSpareWorkers { .. } => Some(
+                "Run with fewer clients, wait for other runs to end, or have a superuser raise \
+                 keybench.max_workers or max_worker_processes (a restart)."
+                    .into(),
+            ),
+            RunError::Privileges(role, _) => {
+                let role = pgrx::spi::quote_identifier(role);
+                Some(format!(
+                "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
+                 GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
+                 keybench.batches TO {role}; (README: Privileges)."
+            ))
+            }
+            RunError::NoLogin(_) => {
+                Some("Call keybench_run as a role that can log in (not after SET ROLE to a NOLOGIN role).".into())
+            }
+            RunError::Abandoned(_, run_id) if *run_id > 0 => Some(format!(
+                "No clean-up worker could be started; run {run_id} stays marked running until \
+                 keybench_cleanup() closes it."
+            )),
+            RunError::SnowflakeClock(_) => {
+                Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
+            }
             _ => None,
         }
     }
@@ -564,17 +642,39 @@ const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
     "SELECT (checkpoints_timed + checkpoints_req)::bigint FROM pg_stat_bgwriter"
 };
 
-/// Worker 0: the run's row, its table, and the starting LSN and checkpoint count, committed.
+/// Take this process's share of the run's liveness lock (see [`RUN_LOCK_CLASS`]); it is held
+/// until the process exits, however it exits.
+fn hold_run_lock(shared: &Shared) -> Result<(), Failure> {
+    let key = shared.lock_key;
+    in_transaction(|| {
+        spi_run(
+            "SELECT pg_advisory_lock_shared($1, $2)",
+            &[RUN_LOCK_CLASS.into(), key.into()],
+        )
+    })
+}
+
+/// Worker 0: close runs abandoned by a crash (keybench_cleanup(), best effort), then the run's
+/// row, its table, and the starting LSN and checkpoint count, committed.
 fn setup(shared: &mut Shared) -> Result<(), Failure> {
     let p = shared.params;
     let kind = p.kind();
     let ext = shared.ext_schema();
+    if let Err(e) = in_transaction(|| {
+        spi_run(
+            &format!("SELECT count(*) FROM {ext}.keybench_cleanup()"),
+            &[],
+        )
+    }) {
+        pgrx::log!("keybench_run: keybench_cleanup() skipped: {}", e.message);
+    }
+    let lock_key = shared.lock_key;
     let (run_id, index_oid, table) = in_transaction(|| {
         let run_id: i64 = spi_one(
             "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
-                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, server_version, shared_buffers,
+                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, lock_key, server_version, shared_buffers,
                 checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, current_setting('server_version'),
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, current_setting('server_version'),
                 current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
                 current_setting('max_wal_size'), current_setting('full_page_writes'),
                 current_setting('wal_compression'), current_setting('data_checksums'),
@@ -594,13 +694,12 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
                 p.ids_per_ms.into(),
                 (if p.subms_random { "random" } else { "counter" }).into(),
                 p.clock_skew_ms.into(),
+                lock_key.into(),
             ],
         )
         .expect("INSERT ... RETURNING gives a row");
-        // Names are built from an integer and a fixed kind name: nothing from the user.
-        let name = format!("run_{run_id}_{}", kind.name());
-        let table = format!("keybench.{name}");
-        for stmt in p.create_table(&ext, &table, &format!("{name}_pkey")) {
+        let (table, index) = run_table_names(run_id, kind);
+        for stmt in p.create_table(&ext, &table, &index) {
             spi_run(&stmt, &[]);
         }
         spi_run(
@@ -633,6 +732,15 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     })?;
     shared.load_start_ns.store(now_ns(), Ordering::Release);
     Ok(())
+}
+
+/// The run's table (schema-qualified) and primary-key names, quoted by construction.
+pub(crate) fn run_table_names(run_id: i64, kind: Kind) -> (String, String) {
+    let name = format!("run_{run_id}_{}", kind.name());
+    (
+        format!("keybench.{}", pgrx::spi::quote_identifier(&name)),
+        pgrx::spi::quote_identifier(format!("{name}_pkey")),
+    )
 }
 
 fn stop_requested(shared: &Shared) -> bool {
@@ -718,7 +826,14 @@ fn finish(shared: &mut Shared) {
     }
     if failed || cancelled {
         let status = if failed { "failed" } else { "cancelled" };
-        let error = shared.error();
+        let error = if failed {
+            shared.error()
+        } else {
+            format!(
+                "cancelled: the session that called keybench_run (pid {}) was cancelled, timed out or ended",
+                shared.leader_pid
+            )
+        };
         // A cancel signal may still be on its way: try again if it lands in the clean-up.
         for _ in 0..3 {
             let done = in_transaction(|| {
@@ -849,6 +964,7 @@ fn finish(shared: &mut Shared) {
 /// Set one of keybench's settings for this worker's session.
 fn set_guc(name: &std::ffi::CStr, value: &str) {
     let value = std::ffi::CString::new(value).expect("settings have no NUL");
+    // SAFETY: both strings outlive the call, which copies them.
     unsafe {
         pg_sys::SetConfigOption(
             name.as_ptr(),
@@ -859,26 +975,200 @@ fn set_guc(name: &std::ffi::CStr, value: &str) {
     };
 }
 
-/// Entry point of a keybench_run worker: `arg` is the segment handle << 8 | client number.
+/// Wake the process whose latch is at `addr` (0: none yet).
+fn wake(addr: usize) {
+    if addr != 0 {
+        // SAFETY: process latches live in the main shared memory segment, mapped at the same
+        // address in every process of the server; one reused by another process since is only
+        // woken spuriously.
+        unsafe { pg_sys::SetLatch(addr as *mut pg_sys::Latch) };
+    }
+}
+
+/// Wake the leader and every worker, to look at the shared state again.
+fn wake_all(shared: &Shared) {
+    wake(shared.leader_latch);
+    for slot in &shared.slots {
+        wake(slot.latch());
+    }
+}
+
+/// Cancel the clients' current statements (SIGINT), each only while it is alive and attached.
+fn cancel_clients(shared: &Shared) {
+    for slot in &shared.slots[..MAX_CLIENTS] {
+        // SAFETY: `with_live_pid` holds the slot's lock, which the worker takes to withdraw its
+        // pid before it exits: the pid is the live worker's.
+        slot.with_live_pid(|pid| unsafe {
+            libc::kill(pid, libc::SIGINT);
+        });
+    }
+    wake_all(shared);
+}
+
+thread_local! {
+    /// This worker's client number (or [`JANITOR`]), for its exit callback.
+    static CLIENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs when a worker's mapping goes away, which happens only when it exits: normally (its
+/// departure already counted), or on FATAL, pg_terminate_backend, or a failed connection. In the
+/// latter cases this is the only word the run gets of it: record why, count the departure, and
+/// wake the others so that they stop and the leader closes the run.
+#[pg_guard]
+unsafe extern "C-unwind" fn worker_detached(_seg: *mut pg_sys::dsm_segment, arg: pg_sys::Datum) {
+    // SAFETY: the segment is still mapped while its detach callbacks run.
+    let shared = unsafe { &*arg.cast_mut_ptr::<Shared>() };
+    let client = CLIENT.get();
+    shared.slots[client].detach();
+    if client == JANITOR {
+        let _ = shared.finished.compare_exchange(
+            FINISHED_NO,
+            FINISHED_FAILED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    } else if shared.slots[client].state.load(Ordering::Acquire) != SLOT_GONE {
+        // SAFETY: reading this process's pid.
+        let pid = unsafe { pg_sys::MyProcPid };
+        shared.record_error(
+            &format!(
+                "client {client} (pid {pid}) exited before the run ended: it was terminated or hit \
+                 a FATAL error (the server log says which)"
+            ),
+            PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
+        );
+        if client == 0 {
+            let _ = shared.setup.compare_exchange(
+                STATE_PENDING,
+                STATE_FAILED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
+        shared.depart(client);
+    }
+    wake_all(shared);
+}
+
+/// Wait, on this process's latch, until worker 0 has set the run up (true) or the run is
+/// abandoned (false).
+fn wait_for_setup(shared: &Shared) -> bool {
+    loop {
+        match shared.setup.load(Ordering::Acquire) {
+            STATE_READY => return true,
+            STATE_FAILED => return false,
+            _ if stop_requested(shared) => return false,
+            _ => {}
+        }
+        // SAFETY: this process's own latch; a cancel while waiting means the run is stopping,
+        // which the flags above say; a terminate is honoured by check_for_interrupts.
+        unsafe {
+            pg_sys::WaitLatch(
+                pg_sys::MyLatch,
+                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
+                1000,
+                pg_sys::PG_WAIT_EXTENSION,
+            );
+            pg_sys::ResetLatch(pg_sys::MyLatch);
+            pg_sys::QueryCancelPending = 0;
+        }
+        pgrx::check_for_interrupts!();
+    }
+}
+
+mod raw {
+    unsafe extern "C-unwind" {
+        /// PostgreSQL's SIGTERM handler for backends (sets ProcDiePending and the latch); the
+        /// raw C symbol, to be installed as a signal handler.
+        pub fn die(postgres_signal_arg: core::ffi::c_int);
+    }
+}
+
+// The declaration above must match PostgreSQL's, as pg_sys has it from the headers.
+const _: () = {
+    let _: unsafe fn(core::ffi::c_int) = pg_sys::die;
+    let _: unsafe extern "C-unwind" fn(core::ffi::c_int) = raw::die;
+};
+
+/// Install `die` for SIGTERM.
+unsafe fn install_die_handler() {
+    // SAFETY: `raw::die` is an async-signal-safe PostgreSQL signal handler.
+    #[cfg(feature = "pg18")]
+    unsafe {
+        pg_sys::pqsignal_be(libc::SIGTERM, Some(raw::die))
+    };
+    #[cfg(not(feature = "pg18"))]
+    unsafe {
+        pg_sys::pqsignal(libc::SIGTERM, Some(raw::die))
+    };
+}
+
+/// Entry point of a keybench_run worker: `arg` is the segment handle << 8 | client number
+/// ([`JANITOR`] for the worker that only closes a run whose clients are all gone).
 #[pg_guard]
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     let raw = arg.value() as u64;
     let handle = (raw >> 8) as pg_sys::dsm_handle;
     let client = (raw & 0xff) as usize;
-    // SIGTERM ends a worker at once (bgworker_die); SIGINT cancels its statement.
-    unsafe { pg_sys::BackgroundWorkerUnblockSignals() };
+    if client > JANITOR {
+        return;
+    }
+    // SIGTERM (pg_terminate_backend, a fast shutdown) must end the worker at its next interrupt
+    // check, as it ends a backend: the default for background workers, bgworker_die, raises FATAL
+    // from the signal handler, which inside a critical section (a WAL insert) becomes a PANIC
+    // that restarts the whole server. SIGINT cancels the current statement.
+    // SAFETY: installing PostgreSQL's own handler during this worker's start, before signals are
+    // unblocked.
+    unsafe {
+        install_die_handler();
+        pg_sys::BackgroundWorkerUnblockSignals();
+    }
     let seg = unsafe { pg_sys::dsm_attach(handle) };
     if seg.is_null() {
-        return; // the leader is gone already
+        return; // the leader is gone already, and with it the run
     }
-    // SAFETY: the leader laid out a Shared at the start of the segment; it outlives this worker.
-    let shared = unsafe { &mut *pg_sys::dsm_segment_address(seg).cast::<Shared>() };
-    shared.worker_pids[client].store(unsafe { pg_sys::MyProcPid }, Ordering::Release);
+    // SAFETY: the leader laid out a Shared at the start of the segment, which stays mapped for
+    // the life of this process.
+    let ptr = unsafe { pg_sys::dsm_segment_address(seg).cast::<Shared>() };
+    let shared = unsafe { &mut *ptr };
+    CLIENT.set(client);
+    // SAFETY: registering a callback on the segment just attached.
+    unsafe { pg_sys::on_dsm_detach(seg, Some(worker_detached), pg_sys::Datum::from(ptr)) };
+    shared.slots[client].attach(unsafe { pg_sys::MyProcPid }, unsafe {
+        pg_sys::MyLatch as usize
+    });
+    if client < JANITOR
+        && shared.slots[client]
+            .state
+            .compare_exchange(
+                SLOT_EMPTY,
+                SLOT_ATTACHED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_err()
+    {
+        return; // the leader has given up on this client already
+    }
     BackgroundWorker::connect_worker_to_spi_by_oid(
         Some(pg_sys::Oid::from(shared.database)),
         Some(pg_sys::Oid::from(shared.user)),
     );
+    if let Err(e) = hold_run_lock(shared) {
+        shared.record_error(&e.message, e.sqlstate);
+    }
+    if client == JANITOR {
+        if !stop_requested(shared) {
+            shared.record_error(
+                "the run's clients exited before it ended",
+                PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
+            );
+        }
+        finish(shared);
+        wake_all(shared);
+        return;
+    }
     let p = shared.params;
     set_guc(c"keybench.ids_per_ms", &p.ids_per_ms.to_string());
     set_guc(
@@ -890,35 +1180,25 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
         &p.client_skew_ms(client as i32).to_string(),
     );
     let ok = if client == 0 {
-        match setup(shared) {
-            Ok(()) => {
-                shared.setup.store(STATE_READY, Ordering::Release);
-                true
+        let ok = if stop_requested(shared) {
+            false
+        } else {
+            match setup(shared) {
+                Ok(()) => true,
+                Err(e) => {
+                    shared.record_error(&e.message, e.sqlstate);
+                    false
+                }
             }
-            Err(e) => {
-                shared.record_error(&e.message, e.sqlstate);
-                shared.setup.store(STATE_FAILED, Ordering::Release);
-                false
-            }
-        }
+        };
+        shared.setup.store(
+            if ok { STATE_READY } else { STATE_FAILED },
+            Ordering::Release,
+        );
+        wake_all(shared);
+        ok
     } else {
-        loop {
-            match shared.setup.load(Ordering::Acquire) {
-                STATE_READY => break true,
-                STATE_FAILED => break false,
-                _ if shared.leader_gone.load(Ordering::Acquire) != 0 => break false,
-                _ => unsafe {
-                    pg_sys::WaitLatch(
-                        pg_sys::MyLatch,
-                        (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH)
-                            as i32,
-                        1,
-                        pg_sys::PG_WAIT_EXTENSION,
-                    );
-                    pg_sys::ResetLatch(pg_sys::MyLatch);
-                },
-            }
-        }
+        wait_for_setup(shared)
     };
     if ok {
         if let Err(e) = load(shared, client as i32) {
@@ -927,33 +1207,147 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
             }
         }
     }
-    if shared.workers_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+    // From here on no cancel reaches this worker, so that closing the run cannot be interrupted.
+    shared.slots[client].detach();
+    // SAFETY: clearing a cancel that arrived before the pid was withdrawn.
+    unsafe { pg_sys::QueryCancelPending = 0 };
+    if shared.depart(client) {
         finish(shared);
     }
+    wake_all(shared);
 }
 
 /// Runs when the leader's mapping goes away: at the end of its transaction, or earlier when it
-/// errors out (cancel, statement_timeout) or exits. Unless the run is finished, the workers are
-/// told to stop and their current statements are cancelled.
+/// errors out (cancel, statement_timeout) or exits (pg_terminate_backend). Unless the run is
+/// finished, the workers are told to stop and their current statements are cancelled.
 #[pg_guard]
 unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg: pg_sys::Datum) {
+    // SAFETY: the segment is still mapped while its detach callbacks run.
     let shared = unsafe { &*arg.cast_mut_ptr::<Shared>() };
     if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
         return;
     }
     shared.leader_gone.store(1, Ordering::Release);
-    for pid in &shared.worker_pids {
-        let pid = pid.load(Ordering::Acquire);
-        if pid > 0 {
-            unsafe { libc::kill(pid, libc::SIGINT) };
-        }
+    cancel_clients(shared);
+}
+
+/// Long runs report progress with a NOTICE this often (`keybench.progress_interval`).
+fn notice_every_seconds() -> f64 {
+    crate::guc::progress_interval() as f64
+}
+
+/// Non-background-worker process types as pg_stat_activity names them; every other row there is
+/// a background worker and holds one of max_worker_processes' slots.
+const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuum worker', \
+    'background writer', 'checkpointer', 'walwriter', 'walsender', 'walreceiver', 'startup', \
+    'archiver', 'logger', 'standalone backend', 'io worker', 'walsummarizer', 'slotsync worker', \
+    'dead-end client backend', 'not initialized'";
+
+/// Before any worker starts: the caller may do what its workers will do (they act as the
+/// caller's role), and the server can spare `clients` worker slots.
+fn check_can_run(p: &Params) {
+    let (role, missing, can_login): (String, Option<String>, bool) = Spi::connect(|c| {
+        let row = c
+            .select(
+                "SELECT current_user::text,
+                    (SELECT string_agg(what, '; ') FROM (VALUES
+                      (has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
+                       'USAGE and CREATE on schema keybench'),
+                      (has_table_privilege('keybench.runs', 'SELECT') AND has_table_privilege('keybench.runs', 'INSERT')
+                         AND has_table_privilege('keybench.runs', 'UPDATE'),
+                       'SELECT, INSERT and UPDATE on keybench.runs'),
+                      (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
+                       'SELECT and INSERT on keybench.batches'),
+                      (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+                        OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
+                       'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')
+                    ) v(ok, what) WHERE NOT ok),
+                    (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)",
+                Some(1),
+                &[p.checkpoint_first.into()],
+            )?
+            .first();
+        Ok::<_, pgrx::spi::Error>((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?,
+            row.get::<bool>(3)?.unwrap_or(false),
+        ))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    if let Some(what) = missing {
+        raise(RunError::Privileges(role, what));
+    }
+    if !can_login {
+        raise(RunError::NoLogin(role));
+    }
+    let (max_processes, in_use, ours): (i32, i64, i64) = Spi::connect(|c| {
+        let row = c
+            .select(
+                &format!(
+                    "SELECT current_setting('max_worker_processes')::int,
+                        count(*) FILTER (WHERE backend_type NOT IN ({NOT_BGWORKERS})),
+                        count(*) FILTER (WHERE backend_type = 'keybench run worker')
+                     FROM pg_stat_activity"
+                ),
+                Some(1),
+                &[],
+            )?
+            .first();
+        Ok::<_, pgrx::spi::Error>((
+            row.get::<i32>(1)?.unwrap_or(0),
+            row.get::<i64>(2)?.unwrap_or(0),
+            row.get::<i64>(3)?.unwrap_or(0),
+        ))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    if !crate::guc::check_worker_slots() {
+        return;
+    }
+    let cap = crate::guc::max_workers() as i64;
+    let spare = (max_processes as i64 - in_use).min(cap - ours).max(0);
+    if p.clients as i64 > spare {
+        raise(RunError::NoSpareWorkers {
+            needed: p.clients,
+            spare,
+            max_worker_processes: max_processes,
+            in_use,
+            ours,
+            cap,
+        });
     }
 }
 
-/// Long runs report progress with a NOTICE this often.
-const NOTICE_EVERY_SECONDS: f64 = 10.0;
+/// Start one worker of the run in segment `handle`: client `i`, or the janitor.
+fn start_worker(handle: pg_sys::dsm_handle, i: usize) -> Option<DynamicBackgroundWorker> {
+    let name = if i == JANITOR {
+        "keybench_run clean-up".to_string()
+    } else {
+        format!("keybench_run client {i}")
+    };
+    BackgroundWorkerBuilder::new(&name)
+        .set_type("keybench run worker")
+        .set_library("keybench")
+        .set_function("keybench_run_worker")
+        .set_argument(Some(pg_sys::Datum::from(((handle as u64) << 8) | i as u64)))
+        .enable_spi_access()
+        .set_start_time(BgWorkerStartTime::RecoveryFinished)
+        // SAFETY: reading this process's pid; the postmaster signals it when the worker starts
+        // or stops, which sets this process's latch.
+        .set_notify_pid(unsafe { pg_sys::MyProcPid })
+        .load_dynamic()
+        .ok()
+}
 
-/// The leader: start the workers, wait for them, report.
+fn current_setting(name: &str) -> String {
+    Spi::get_one_with_args::<String>("SELECT current_setting($1)", &[name.into()])
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The leader: start the workers, wait for them, report. However the run ends, it is closed
+/// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
+/// none is left to do it, by a clean-up worker started here.
 pub fn run(p: Params) -> Summary {
     let kind = p.kind();
     if let Some(f) = kind.server_function() {
@@ -969,91 +1363,112 @@ pub fn run(p: Params) -> Summary {
             raise(e);
         }
     }
+    check_can_run(&p);
     let ext = extension_schema();
     let size = std::mem::size_of::<Shared>();
-    let (seg, shared) = unsafe {
+    // SAFETY: a new segment of `size` bytes, zeroed (every field of Shared is valid as zeros)
+    // before it is filled in; the detach callback gets its address, valid while it is mapped.
+    let (seg, shared, handle) = unsafe {
         let seg = pg_sys::dsm_create(size, 0);
         let ptr = pg_sys::dsm_segment_address(seg).cast::<Shared>();
         std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
         let shared = &mut *ptr;
+        let handle = pg_sys::dsm_segment_handle(seg);
         shared.params = p;
         shared.database = pg_sys::MyDatabaseId.to_u32();
         shared.user = pg_sys::GetUserId().to_u32();
+        shared.lock_key = handle as i32;
+        shared.leader_pid = pg_sys::MyProcPid;
+        shared.leader_latch = pg_sys::MyLatch as usize;
         put_str(&mut shared.ext_schema, &ext);
         shared
             .workers_left
             .store(p.clients as u32, Ordering::Release);
         pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr));
-        (seg, shared)
+        (seg, &*ptr, handle)
     };
-    let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
-    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(p.clients as usize);
-    for i in 0..p.clients {
-        let worker = BackgroundWorkerBuilder::new(&format!("keybench_run client {i}"))
-            .set_type("keybench run worker")
-            .set_library("keybench")
-            .set_function("keybench_run_worker")
-            .set_argument(Some(pg_sys::Datum::from(((handle as u64) << 8) | i as u64)))
-            .enable_spi_access()
-            .set_start_time(BgWorkerStartTime::RecoveryFinished)
-            .set_notify_pid(unsafe { pg_sys::MyProcPid })
-            .load_dynamic();
-        match worker {
-            Ok(w) => workers.push(w),
-            Err(_) => {
-                // The ones already registered see leader_gone, stop, and the last of them marks
-                // the run cancelled (if worker 0 got as far as creating it).
-                shared
-                    .workers_left
-                    .fetch_sub((p.clients - i) as u32, Ordering::AcqRel);
-                shared.leader_gone.store(1, Ordering::Release);
-                // Wait for them to go, so that their slots are free when this ERROR arrives.
-                for w in workers {
-                    let _ = w.wait_for_shutdown();
+    let clients = p.clients as usize;
+    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(clients);
+    for i in 0..clients {
+        match start_worker(handle, i) {
+            Some(w) => workers.push(w),
+            None => {
+                let max = current_setting("max_worker_processes");
+                if i == 0 {
+                    raise(RunError::Workers {
+                        needed: p.clients,
+                        started: 0,
+                        max_worker_processes: max,
+                    });
                 }
-                let max: String = Spi::get_one("SELECT current_setting('max_worker_processes')")
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                raise(RunError::Workers {
-                    needed: p.clients,
-                    started: i,
-                    max_worker_processes: max,
-                });
+                shared.record_error(
+                    &format!(
+                        "could not start client {i} of {clients}: no background worker slot was free \
+                         (max_worker_processes is {max})"
+                    ),
+                    PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                );
+                for j in i..clients {
+                    shared.depart(j);
+                }
+                break;
             }
         }
     }
     let started = std::time::Instant::now();
-    let mut next_notice = NOTICE_EVERY_SECONDS;
+    let interval = notice_every_seconds();
+    let mut next_notice = interval;
+    let mut cancelled = false;
+    let mut janitor: Option<DynamicBackgroundWorker> = None;
     loop {
-        match shared.finished.load(Ordering::Acquire) {
-            FINISHED_NO => {}
-            FINISHED_OK => break,
-            _ => {
-                let msg = shared.error();
-                let msg = if msg.is_empty() {
-                    "the run was stopped".to_string()
-                } else {
-                    msg
-                };
-                raise(RunError::Worker(
-                    msg,
-                    shared.error_code.load(Ordering::Acquire),
-                ));
+        if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
+            break;
+        }
+        if !cancelled && stop_requested(shared) {
+            // A client failed or died: stop the others now, not at their next batch.
+            cancel_clients(shared);
+            cancelled = true;
+        }
+        let mut all_stopped = true;
+        for (i, w) in workers.iter().enumerate() {
+            if matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)) {
+                // A client that stopped without attaching never started: count it here.
+                if shared.slots[i].state.load(Ordering::Acquire) == SLOT_EMPTY
+                    && shared.slots[i].depart()
+                {
+                    shared.workers_left.fetch_sub(1, Ordering::AcqRel);
+                    shared.record_error(
+                        &format!("client {i} of {clients} stopped before it started (the server log says why)"),
+                        PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                    );
+                }
+            } else {
+                all_stopped = false;
             }
         }
-        if workers
-            .iter()
-            .all(|w| matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
-            && shared.finished.load(Ordering::Acquire) == FINISHED_NO
-        {
-            // All workers stopped and none finished the run: one may have crashed. Give their
-            // last writes a moment, then give up.
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            if shared.finished.load(Ordering::Acquire) == FINISHED_NO {
-                raise(RunError::WorkersLost);
+        if all_stopped && shared.finished.load(Ordering::Acquire) == FINISHED_NO {
+            // Every client is gone and none closed the run: one died. A clean-up worker closes it.
+            match &janitor {
+                None => match start_worker(handle, JANITOR) {
+                    Some(j) => janitor = Some(j),
+                    None => raise(RunError::Abandoned(
+                        shared.error(),
+                        shared.run_id.load(Ordering::Acquire),
+                    )),
+                },
+                Some(j) => {
+                    if matches!(j.pid(), Err(BackgroundWorkerStatus::Stopped))
+                        && shared.finished.load(Ordering::Acquire) == FINISHED_NO
+                    {
+                        raise(RunError::Abandoned(
+                            shared.error(),
+                            shared.run_id.load(Ordering::Acquire),
+                        ));
+                    }
+                }
             }
         }
+        // SAFETY: this backend's own latch.
         unsafe {
             pg_sys::WaitLatch(
                 pg_sys::MyLatch,
@@ -1065,14 +1480,27 @@ pub fn run(p: Params) -> Summary {
         }
         pgrx::check_for_interrupts!();
         let elapsed = started.elapsed().as_secs_f64();
-        if elapsed >= next_notice {
+        if interval > 0.0 && elapsed >= next_notice {
             let done = shared.rows_done.load(Ordering::Acquire);
             pgrx::notice!("{}", progress_line(done, p.rows, elapsed));
-            next_notice += NOTICE_EVERY_SECONDS;
+            next_notice += interval;
         }
+    }
+    if shared.finished.load(Ordering::Acquire) != FINISHED_OK {
+        let msg = shared.error();
+        let msg = if msg.is_empty() {
+            "the run was stopped".to_string()
+        } else {
+            msg
+        };
+        raise(RunError::Worker(
+            msg,
+            shared.error_code.load(Ordering::Acquire),
+        ));
     }
     let summary = shared.summary;
     // Finished: detach now rather than at commit (the callback sees the run finished).
+    // SAFETY: the segment this function created; `shared` is not used after this.
     unsafe { pg_sys::dsm_detach(seg) };
     summary
 }
@@ -1146,19 +1574,19 @@ fn row_of(p: &Params, s: &Summary) -> RunRow {
 #[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
 #[pg_extern(volatile, parallel_unsafe)]
 pub fn keybench_run(
-    kind: &str,
-    rows: i64,
+    kind: Option<&str>,
+    rows: Option<i64>,
     batch_size: default!(Option<i64>, "NULL"),
-    clients: default!(i32, 1),
-    payload_width: default!(i32, 60),
-    shape: default!(&str, "'a'"),
-    method: default!(&str, "'insert'"),
-    fillfactor: default!(i32, 90),
-    checkpoint_first: default!(bool, false),
-    keep: default!(bool, false),
-    ids_per_ms: default!(i32, 0),
-    uuidv7_subms: default!(&str, "'counter'"),
-    clock_skew_ms: default!(i32, 0),
+    clients: default!(Option<i32>, 1),
+    payload_width: default!(Option<i32>, 60),
+    shape: default!(Option<&str>, "'a'"),
+    method: default!(Option<&str>, "'insert'"),
+    fillfactor: default!(Option<i32>, 90),
+    checkpoint_first: default!(Option<bool>, false),
+    keep: default!(Option<bool>, false),
+    ids_per_ms: default!(Option<i32>, 0),
+    uuidv7_subms: default!(Option<&str>, "'counter'"),
+    clock_skew_ms: default!(Option<i32>, 0),
 ) -> TableIterator<
     'static,
     (
@@ -1188,6 +1616,19 @@ pub fn keybench_run(
         name!(table_name, Option<String>),
     ),
 > {
+    let f = "keybench_run";
+    let kind = required(f, "kind", kind);
+    let rows = required(f, "rows", rows);
+    let clients = required(f, "clients", clients);
+    let payload_width = required(f, "payload_width", payload_width);
+    let shape = required(f, "shape", shape);
+    let method = required(f, "method", method);
+    let fillfactor = required(f, "fillfactor", fillfactor);
+    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
+    let keep = required(f, "keep", keep);
+    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
+    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
+    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
     let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
     let clock =
         validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
@@ -1213,18 +1654,21 @@ pub fn keybench_run(
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 #[pg_extern(volatile, parallel_unsafe)]
 pub fn keybench_compare(
-    kinds: default!(Vec<String>, "ARRAY['bigint', 'uuidv7', 'uuidv4']"),
-    rows: default!(i64, 1000000),
+    kinds: default!(
+        Option<Vec<Option<String>>>,
+        "ARRAY['bigint', 'uuidv7', 'uuidv4']"
+    ),
+    rows: default!(Option<i64>, 1000000),
     batch_size: default!(Option<i64>, "NULL"),
-    clients: default!(i32, 1),
-    payload_width: default!(i32, 60),
-    shape: default!(&str, "'a'"),
-    method: default!(&str, "'insert'"),
-    fillfactor: default!(i32, 90),
-    checkpoint_first: default!(bool, true),
-    ids_per_ms: default!(i32, 0),
-    uuidv7_subms: default!(&str, "'counter'"),
-    clock_skew_ms: default!(i32, 0),
+    clients: default!(Option<i32>, 1),
+    payload_width: default!(Option<i32>, 60),
+    shape: default!(Option<&str>, "'a'"),
+    method: default!(Option<&str>, "'insert'"),
+    fillfactor: default!(Option<i32>, 90),
+    checkpoint_first: default!(Option<bool>, true),
+    ids_per_ms: default!(Option<i32>, 0),
+    uuidv7_subms: default!(Option<&str>, "'counter'"),
+    clock_skew_ms: default!(Option<i32>, 0),
 ) -> TableIterator<
     'static,
     (
@@ -1254,6 +1698,26 @@ pub fn keybench_compare(
         name!(table_name, Option<String>),
     ),
 > {
+    let f = "keybench_compare";
+    let kinds = no_null_elements(f, "kinds", required(f, "kinds", kinds));
+    let rows = required(f, "rows", rows);
+    let clients = required(f, "clients", clients);
+    let payload_width = required(f, "payload_width", payload_width);
+    let shape = required(f, "shape", shape);
+    let method = required(f, "method", method);
+    let fillfactor = required(f, "fillfactor", fillfactor);
+    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
+    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
+    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
+    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
+    if kinds.is_empty() {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "keybench_compare: kinds is empty",
+            format!("Give one or more of: {}.", kind_names())
+        );
+    }
     let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
     let clock =
         validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
@@ -1311,9 +1775,11 @@ pub fn keybench_probe(
     if !(1..=MAX_BATCH).contains(&rows) {
         raise(RunError::BatchSize(rows, MAX_BATCH));
     }
+    // The table is named from the run's id and kind, quoted by construction, never taken from
+    // keybench.runs' text.
     let found = Spi::connect(|client| {
         let rows = client.select(
-            "SELECT table_name, kind, shape, payload_width FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL",
+            "SELECT kind, shape, payload_width FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL",
             Some(1),
             &[run_id.into()],
         )?;
@@ -1324,18 +1790,20 @@ pub fn keybench_probe(
         Ok::<_, pgrx::spi::Error>(Some((
             row.get::<String>(1)?.unwrap_or_default(),
             row.get::<String>(2)?.unwrap_or_default(),
-            row.get::<String>(3)?.unwrap_or_default(),
-            row.get::<i32>(4)?.unwrap_or(60),
+            row.get::<i32>(3)?.unwrap_or(60),
         )))
     })
-    .unwrap_or_else(|e| pgrx::error!("{e}"));
-    let Some((table, kind, shape, width)) = found else {
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let no_table = || -> ! {
         pgrx::ereport!(
             ERROR,
             PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
             format!("run {run_id} has no kept table"),
             "keybench_probe needs a run made with keep => true whose table still exists."
         );
+    };
+    let Some((kind, shape, width)) = found else {
+        no_table()
     };
     let p = validate(
         &kind,
@@ -1351,13 +1819,23 @@ pub fn keybench_probe(
         Clock::default(),
     )
     .unwrap_or_else(|e| raise(e));
-    let index: pg_sys::Oid = Spi::get_one_with_args(
-        "SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass AND indisprimary",
+    let (table, _) = run_table_names(run_id, p.kind());
+    let index: Option<pg_sys::Oid> = spi_one(
+        "SELECT (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = to_regclass($1) AND i.indisprimary)",
         &[table.clone().into()],
-    )
-    .ok()
-    .flatten()
-    .unwrap_or(pg_sys::InvalidOid);
+    );
+    let Some(index) = index else {
+        if spi_one::<bool>("SELECT to_regclass($1) IS NULL", &[table.clone().into()]) == Some(true)
+        {
+            no_table();
+        }
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
+            format!("the table of run {run_id}, {table}, has no primary key"),
+            "keybench_probe counts the primary-key index's block reads; restore the primary key, or make a new run."
+        );
+    };
     let (f0, h0) = xact_blocks(index);
     let before = usage();
     let t0 = std::time::Instant::now();
