@@ -270,7 +270,8 @@ mod sql {
                CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
                pg_relation_size(ic.oid),
                has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
-               i.indkey[0] = 0
+               i.indkey[0] = 0,
+               has_table_privilege(t.oid, 'SELECT')
         FROM pg_index i
         JOIN pg_class ic ON ic.oid = i.indexrelid
         JOIN pg_class t ON t.oid = i.indrelid
@@ -300,6 +301,9 @@ mod sql {
         index_bytes: i64,
         readable: bool,
         is_expression: bool,
+        /// SELECT on the table, which sampling its keys needs (pg_stat_scan_tables reads only
+        /// the index pages).
+        selectable: bool,
     }
 
     fn sample(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
@@ -325,7 +329,7 @@ mod sql {
     fn keybench_audit(
         schema_name: default!(Option<&str>, "NULL"),
         measure_density: default!(Option<bool>, "NULL"),
-        density_size_limit: default!(i64, 104857600),
+        density_size_limit: default!(Option<i64>, 104857600),
     ) -> TableIterator<
         'static,
         (
@@ -347,6 +351,8 @@ mod sql {
             name!(verdict, String),
         ),
     > {
+        let density_size_limit =
+            crate::error::required("keybench_audit", "density_size_limit", density_size_limit);
         let shared_buffers: i64 = Spi::get_one(
             "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'",
         )
@@ -380,6 +386,7 @@ mod sql {
                     index_bytes: r.get(13)?.unwrap_or(0),
                     readable: r.get(14)?.unwrap_or(false),
                     is_expression: r.get(15)?.unwrap_or(false),
+                    selectable: r.get(16)?.unwrap_or(false),
                 });
             }
             Ok::<_, pgrx::spi::Error>(out)
@@ -395,7 +402,7 @@ mod sql {
                     None => r.index_bytes <= density_size_limit,
                 };
             let density = measure.then(|| crate::density::scan(r.index_oid));
-            let text_sample = if r.readable && r.columns == 1 && is_text_type(&r.type_name) {
+            let text_sample = if r.selectable && r.columns == 1 && is_text_type(&r.type_name) {
                 r.column
                     .as_deref()
                     .and_then(|c| sample(&r.schema, &r.table, c))

@@ -221,7 +221,11 @@ mod sql {
     /// An SVG chart of runs' per-batch series against rows loaded: batch time, index blocks read
     /// from outside shared_buffers, index hit ratio and WAL per batch, one line per run.
     #[pg_extern(stable, parallel_safe)]
-    fn keybench_chart(run_ids: Vec<i64>, title: default!(&str, "'keybench runs'")) -> String {
+    fn keybench_chart(
+        run_ids: Vec<Option<i64>>,
+        title: default!(&str, "'keybench runs'"),
+    ) -> String {
+        let run_ids = crate::error::no_null_elements("keybench_chart", "run_ids", run_ids);
         let mut panels = vec![
             Panel {
                 title: "Batch time".into(),

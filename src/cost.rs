@@ -118,7 +118,18 @@ mod sql {
             Candidate {
                 generator: NEXTVAL.into(),
                 provider: "postgresql",
-                expr: format!("nextval('{schema}.keybench_cost_seq')"),
+                // The sequence by OID: no name is spliced into a string literal.
+                expr: format!(
+                    "nextval({}::oid)",
+                    Spi::get_one_with_args::<pg_sys::Oid>(
+                        "SELECT to_regclass($1)::oid",
+                        &[format!("{schema}.keybench_cost_seq").into()],
+                    )
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| pgrx::error!("keybench: keybench_cost_seq is missing"))
+                    .to_u32()
+                ),
             },
             Candidate {
                 generator: "gen_random_uuid()".into(),

@@ -125,6 +125,8 @@ pub enum DensityError {
     Empty(String),
     #[error("index \"{0}\" has a corrupt metapage (magic {1:#x})")]
     BadMeta(String, u32),
+    #[error("relation with OID {0} does not exist")]
+    Missing(u32),
 }
 
 /// Read the metapage (block 0): `BTMetaPageData` starts right after the page header.
@@ -267,6 +269,7 @@ impl crate::error::SqlError for DensityError {
             DensityError::OtherTemp(_) => ERRCODE_FEATURE_NOT_SUPPORTED,
             DensityError::Permission(..) => ERRCODE_INSUFFICIENT_PRIVILEGE,
             DensityError::Empty(_) | DensityError::BadMeta(..) => ERRCODE_INDEX_CORRUPTED,
+            DensityError::Missing(_) => ERRCODE_UNDEFINED_TABLE,
         }
     }
     fn detail(&self) -> Option<String> {
@@ -376,11 +379,43 @@ mod sql {
         }
     }
 
-    /// Check everything that needs no lock on the index: its kind and the caller's privileges.
-    fn check_before_lock(index: pg_sys::Oid) {
+    /// The caller may read `index` of `table`: SELECT on the table, or pg_stat_scan_tables.
+    fn check_privileges(index: pg_sys::Oid, table: pg_sys::Oid) {
+        // SAFETY: catalog lookups for the current user.
+        let (can_select, scan_tables) = unsafe {
+            let user = pg_sys::GetUserId();
+            (
+                pg_sys::pg_class_aclcheck(table, user, pg_sys::ACL_SELECT as pg_sys::AclMode)
+                    == pg_sys::AclResult::ACLCHECK_OK,
+                pg_sys::has_privs_of_role(
+                    user,
+                    pg_sys::Oid::from(pg_sys::ROLE_PG_STAT_SCAN_TABLES),
+                ),
+            )
+        };
+        if !can_select && !scan_tables {
+            raise(DensityError::Permission(rel_name(index), rel_name(table)));
+        }
+    }
+
+    /// Open `index` as pgstatindex does: the privileges first where they can be had without a
+    /// lock (so that a role without them never queues for one), then the relation under
+    /// AccessShareLock, and only then, on the locked relation, its kind and its table (checked
+    /// again if it changed in between).
+    fn open_checked(index: pg_sys::Oid, lock: pg_sys::LOCKMODE) -> pg_sys::Relation {
+        // SAFETY: a syscache lookup that returns InvalidOid for anything but an index.
+        let table_before = unsafe { pg_sys::IndexGetRelation(index, true) };
+        if table_before != pg_sys::InvalidOid {
+            check_privileges(index, table_before);
+        }
+        // SAFETY: opens and locks the relation, or returns NULL if it does not exist.
+        let rel = unsafe { pg_sys::try_relation_open(index, lock) };
+        if rel.is_null() {
+            raise(DensityError::Missing(index.to_u32()));
+        }
         let name = rel_name(index);
-        // SAFETY: syscache lookups.
-        let kind = unsafe { pg_sys::get_rel_relkind(index) } as u8;
+        // SAFETY: `rel` is open and locked; rd_rel is its pg_class row.
+        let kind = unsafe { (*(*rel).rd_rel).relkind } as u8;
         if kind == pg_sys::RELKIND_PARTITIONED_INDEX {
             let regclass: String =
                 Spi::get_one_with_args("SELECT $1::regclass::text", &[index.into()])
@@ -395,18 +430,12 @@ mod sql {
         if kind != pg_sys::RELKIND_INDEX {
             raise(DensityError::NotAnIndex(name, relkind_name(kind).into()));
         }
-        let table = unsafe { pg_sys::IndexGetRelation(index, false) };
-        let user = unsafe { pg_sys::GetUserId() };
-        let can_select = unsafe {
-            pg_sys::pg_class_aclcheck(table, user, pg_sys::ACL_SELECT as pg_sys::AclMode)
-                == pg_sys::AclResult::ACLCHECK_OK
-        };
-        let scan_tables = unsafe {
-            pg_sys::has_privs_of_role(user, pg_sys::Oid::from(pg_sys::ROLE_PG_STAT_SCAN_TABLES))
-        };
-        if !can_select && !scan_tables {
-            raise(DensityError::Permission(name, rel_name(table)));
+        // SAFETY: an index relation has its pg_index row in rd_index.
+        let table = unsafe { (*(*rel).rd_index).indrelid };
+        if table != table_before {
+            check_privileges(index, table);
         }
+        rel
     }
 
     /// The buffer-manager functions of the scan loop, declared again without pgrx's per-call
@@ -436,6 +465,43 @@ mod sql {
             ) -> Buffer;
         }
     }
+
+    // `raw` repeats PostgreSQL's prototypes by hand; pg_sys has them from the headers. Each
+    // declaration must coerce to the same signature as pg_sys's, or this does not compile.
+    const _: () = {
+        let _: unsafe extern "C-unwind" fn(pg_sys::Buffer, core::ffi::c_int) = raw::LockBuffer;
+        let _: unsafe fn(pg_sys::Buffer, core::ffi::c_int) = pg_sys::LockBuffer;
+        let _: unsafe extern "C-unwind" fn(pg_sys::Buffer) = raw::UnlockReleaseBuffer;
+        let _: unsafe fn(pg_sys::Buffer) = pg_sys::UnlockReleaseBuffer;
+        #[cfg(not(any(feature = "pg17", feature = "pg18")))]
+        {
+            let _: unsafe extern "C-unwind" fn(
+                pg_sys::Relation,
+                pg_sys::ForkNumber::Type,
+                pg_sys::BlockNumber,
+                pg_sys::ReadBufferMode::Type,
+                pg_sys::BufferAccessStrategy,
+            ) -> pg_sys::Buffer = raw::ReadBufferExtended;
+            let _: unsafe fn(
+                pg_sys::Relation,
+                pg_sys::ForkNumber::Type,
+                pg_sys::BlockNumber,
+                pg_sys::ReadBufferMode::Type,
+                pg_sys::BufferAccessStrategy,
+            ) -> pg_sys::Buffer = pg_sys::ReadBufferExtended;
+        }
+        #[cfg(any(feature = "pg17", feature = "pg18"))]
+        {
+            let _: unsafe extern "C-unwind" fn(
+                *mut pg_sys::ReadStream,
+                *mut *mut core::ffi::c_void,
+            ) -> pg_sys::Buffer = raw::read_stream_next_buffer;
+            let _: unsafe fn(
+                *mut pg_sys::ReadStream,
+                *mut *mut core::ffi::c_void,
+            ) -> pg_sys::Buffer = pg_sys::read_stream_next_buffer;
+        }
+    };
 
     /// Blocks 1..n of the index, in order. On PostgreSQL 17 and later through a read stream, which
     /// combines neighbouring blocks into larger reads; before, one ReadBufferExtended per block, as
@@ -550,11 +616,10 @@ mod sql {
     /// Read the whole index: metapage, then every block through a bulk-read buffer ring, each
     /// share-locked while it is parsed, honouring interrupts between pages.
     pub fn scan(index: pg_sys::Oid) -> Density {
-        check_before_lock(index);
         let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
         let block_size = pg_sys::BLCKSZ as usize;
+        let rel = open_checked(index, lock);
         unsafe {
-            let rel = pg_sys::relation_open(index, lock);
             let name = rel_name(index);
             let form = &*(*rel).rd_rel;
             if form.relam != pg_sys::BTREE_AM_OID {

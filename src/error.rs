@@ -47,3 +47,32 @@ impl SqlError for crate::rng::RandomError {
         PgSqlErrorCode::ERRCODE_INTERNAL_ERROR
     }
 }
+
+/// The value of argument `arg` of `function`, which a non-strict function (one with a NULL
+/// default elsewhere) still requires: NULL is ERROR 22004, not an internal error.
+pub fn required<T>(function: &str, arg: &str, value: Option<T>) -> T {
+    value.unwrap_or_else(|| {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            format!("{function}: {arg} must not be null")
+        );
+    })
+}
+
+/// The elements of array argument `arg` of `function`, none of which may be NULL.
+pub fn no_null_elements<T>(function: &str, arg: &str, values: Vec<Option<T>>) -> Vec<T> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.unwrap_or_else(|| {
+                pgrx::ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                    format!("{function}: element {} of {arg} is null", i + 1)
+                );
+            })
+        })
+        .collect()
+}

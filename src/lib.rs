@@ -45,6 +45,30 @@ GRANT USAGE, UPDATE ON SEQUENCE keybench_cost_seq TO PUBLIC;
     name = "cost_sequence",
 );
 
+extension_sql!(
+    r#"
+-- Least privilege: what starts background workers, creates tables, loads data or burns CPU is not
+-- executable by PUBLIC (README: Privileges has the GRANTs that let a role use it). The generators,
+-- decoders and read-only reports stay usable by every role.
+DO $$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid FROM pg_proc p
+           JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'keybench'
+           WHERE p.proname IN ('keybench_run', 'keybench_compare', 'keybench_probe', 'keybench_migrate',
+                               'keybench_backfill', 'keybench_delete', 'keybench_reload',
+                               'keybench_partition_lookup', 'keybench_generator_cost',
+                               'keybench_reproduce', 'keybench_cleanup') LOOP
+    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+  END LOOP;
+END $$;
+"#,
+    name = "least_privilege",
+    finalize,
+);
+
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::init();
@@ -63,6 +87,9 @@ pub mod pg_test {
     pub fn postgresql_conf_options() -> Vec<&'static str> {
         // Preloaded, as the docs recommend for snowflake_id(): it also lets the tests check that
         // backends forked from a postmaster that loaded keybench do not share random state.
-        vec!["shared_preload_libraries = 'keybench'"]
+        vec![
+            "shared_preload_libraries = 'keybench'",
+            "keybench.progress_interval = 0",
+        ]
     }
 }

@@ -25,17 +25,23 @@ CREATE TYPE keybench.table_state AS (step text, table_rows bigint, index_tuples 
     elapsed_ms float8, wal_bytes bigint, wal_fpi bigint);
 
 -- The run `run_id` if its table was kept and still exists, else ERROR 42704 with a hint for
--- `caller`.
+-- `caller`. Its table_name is the table's regclass text, named from the run's id and kind and
+-- quoted by construction: never the text stored in keybench.runs, which its writers could change.
 CREATE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   r keybench.runs;
+  t regclass;
 BEGIN
   SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
-  IF NOT FOUND OR to_regclass(r.table_name) IS NULL THEN
+  IF FOUND THEN
+    t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));
+  END IF;
+  IF t IS NULL THEN
     RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
       HINT = format('%s needs a run made with keep => true whose table still exists.', $2);
   END IF;
+  r.table_name := t::text;
   RETURN r;
 END $$;
 
@@ -234,7 +240,7 @@ BEGIN
                      ('wal_fpi', x.wal_fpi::numeric), ('old_keys', x.old_keys::numeric),
                      ('old_keys_before_new_band', x.old_keys_before_new_band::numeric)) m(metric, value);
     END LOOP;
-    FOR k IN SELECT r.table_name FROM keybench.runs r WHERE r.run_id = ANY (kept) LOOP
+    FOR k IN SELECT (keybench.kept_run(r, 'keybench_reproduce')).table_name FROM unnest(kept) r LOOP
       EXECUTE 'DROP TABLE ' || k;
     END LOOP;
     n := greatest(1000, round(1000000 * $2));
