@@ -15,7 +15,10 @@ use pgrx::PgSqlErrorCode;
 pub const MAX_ROWS: i64 = 100_000_000;
 pub const MAX_PARTITIONS: i32 = 1000;
 pub const MAX_LOOKUPS: i32 = 10_000_000;
-pub const MAX_DAYS: i32 = 36_500;
+/// 50 years: the oldest row's created_at, `days` before now, must be after 1970 for uuidv7_at (a
+/// span of 100 years reached back before 1970 and failed with "timestamp out of range for UUID
+/// version 7" instead of the bound's own error).
+pub const MAX_DAYS: i32 = 18_250;
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LookupError {
@@ -341,5 +344,7 @@ mod unit_tests {
         assert_eq!(validate(0, 2, 1, 1), Err(LookupError::Rows(0)));
         assert_eq!(validate(10, 2, 0, 1), Err(LookupError::Lookups(0)));
         assert_eq!(validate(10, 2, 1, 0), Err(LookupError::Days(0)));
+        assert_eq!(validate(10, 2, 1, MAX_DAYS), Ok(()));
+        assert_eq!(validate(10, 2, 1, MAX_DAYS + 1), Err(LookupError::Days(MAX_DAYS + 1)));
     }
 }

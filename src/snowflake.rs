@@ -23,6 +23,8 @@ pub enum SnowflakeError {
     ClockOutOfRange { ms: i64 },
     #[error("invalid snowflake id {0}: ids are non-negative")]
     Negative(i64),
+    #[error("snowflake_id() cannot read a clock ahead of the server's: {setting} is {value}")]
+    ClockAhead { setting: &'static str, value: i64 },
 }
 
 /// The parts of an id.
@@ -106,7 +108,9 @@ impl crate::error::SqlError for SnowflakeError {
         match self {
             SnowflakeError::NotPreloaded(_) => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             SnowflakeError::ClockOutOfRange { .. } => ERRCODE_DATETIME_FIELD_OVERFLOW,
-            SnowflakeError::Negative(_) => ERRCODE_INVALID_PARAMETER_VALUE,
+            SnowflakeError::Negative(_) | SnowflakeError::ClockAhead { .. } => {
+                ERRCODE_INVALID_PARAMETER_VALUE
+            }
         }
     }
     fn detail(&self) -> Option<String> {
@@ -121,6 +125,11 @@ impl crate::error::SqlError for SnowflakeError {
                  (until 2080-07-10)."
                     .into(),
             ),
+            SnowflakeError::ClockAhead { .. } => Some(
+                "Every backend draws Snowflake ids from one counter: a clock set ahead in one \
+                 session would move the ids of every other session ahead with it."
+                    .into(),
+            ),
             SnowflakeError::Negative(_) => None,
         }
     }
@@ -131,6 +140,11 @@ impl crate::error::SqlError for SnowflakeError {
                  (PostgreSQL 17 and later need no restart)."
                     .into(),
             ),
+            SnowflakeError::ClockAhead { setting, .. } => Some(format!(
+                "RESET {setting}. The simulated and skewed clocks are for uuidv7() and ulid(), \
+                 whose ids are made unique by their random bits; a clock behind (a negative \
+                 keybench.clock_skew_ms) is allowed, and the counter carries on from its last id."
+            )),
             _ => None,
         }
     }
@@ -141,7 +155,7 @@ pub(crate) use sql::next_snowflake;
 /// The SQL functions.
 mod sql {
     use super::*;
-    use crate::error::OrRaise;
+    use crate::error::{raise, OrRaise};
     use pgrx::prelude::*;
 
     /// Generate a Snowflake id: 41-bit milliseconds since 2010-11-04 01:42:54.657 UTC, the 10-bit
@@ -151,10 +165,26 @@ mod sql {
         next_snowflake()
     }
 
-    /// The next Snowflake id (what snowflake_id() returns).
+    /// The next Snowflake id (what snowflake_id() returns). The counter is shared by every
+    /// backend, so only the real clock, or one behind it, may advance it: a session's clock set
+    /// ahead (or simulated) would move every other session's ids.
     pub(crate) fn next_snowflake() -> i64 {
         let counter = crate::shmem::snowflake_counter().or_raise();
-        let now = epoch_ms(crate::clock::now_ns()).or_raise();
+        let rate = crate::guc::ids_per_ms();
+        if rate != 0 {
+            raise(SnowflakeError::ClockAhead {
+                setting: "keybench.ids_per_ms",
+                value: rate as i64,
+            });
+        }
+        let skew = crate::guc::clock_skew_ms();
+        if skew > 0 {
+            raise(SnowflakeError::ClockAhead {
+                setting: "keybench.clock_skew_ms",
+                value: skew,
+            });
+        }
+        let now = epoch_ms(crate::clock::realtime_ns() + skew * 1_000_000).or_raise();
         let next = take(counter, now).or_raise();
         pack(parts_of(next, crate::guc::node_id() as u16))
     }

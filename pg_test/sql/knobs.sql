@@ -8,8 +8,18 @@ SELECT count(DISTINCT uuid_extract_timestamp(u)) AS uuidv7_ms_for_1000_ids
 FROM (SELECT public.uuidv7() AS u FROM generate_series(1, 1000)) s;
 SELECT count(DISTINCT ulid_extract_timestamp(u)) AS ulid_ms_for_1000_ids
 FROM (SELECT ulid() AS u FROM generate_series(1, 1000)) s;
-SELECT count(DISTINCT snowflake_timestamp(id)) AS snowflake_ms_for_1000_ids
+-- snowflake_id() refuses a simulated clock, or one set ahead: all backends share its counter,
+-- which would carry every other session's ids ahead. A clock behind is allowed: the counter
+-- carries on from its last id, as when the real clock steps back.
+SELECT * FROM regress.err($$SELECT snowflake_id()$$);
+SET keybench.ids_per_ms = 0;
+SET keybench.clock_skew_ms = '1s';
+SELECT state, message FROM regress.err($$SELECT snowflake_id()$$);
+SET keybench.clock_skew_ms = '-60s';
+SELECT count(DISTINCT id) AS ids, bool_and(snowflake_timestamp(id) <= clock_timestamp()) AS none_ahead
 FROM (SELECT snowflake_id() AS id FROM generate_series(1, 1000)) s;
+RESET keybench.clock_skew_ms;
+SELECT abs(extract(epoch FROM snowflake_timestamp(snowflake_id()) - clock_timestamp())) < 1 AS real_clock_again;
 -- keybench.uuidv7_subms: counter keeps ids ordered within a millisecond, random does not.
 SET keybench.ids_per_ms = 1000;
 SELECT count(*) FILTER (WHERE prev >= id) = 0 AS counter_ordered
