@@ -1317,6 +1317,64 @@ fn check_can_run(p: &Params) {
     }
 }
 
+/// Lock keybench's pg_extension row against DROP EXTENSION until this transaction ends: a DROP
+/// then waits for the run, rather than taking the extension's tables in an order that deadlocks
+/// with the workers' inserts (keybench.batches, then keybench.runs through its foreign key).
+fn hold_extension() {
+    let oid: Option<pg_sys::Oid> = spi_one(
+        "SELECT (SELECT oid FROM pg_extension WHERE extname = 'keybench')",
+        &[],
+    );
+    let Some(oid) = oid else {
+        pgrx::error!("keybench: extension keybench is not installed");
+    };
+    // SAFETY: a heavyweight lock on a catalog object, released at the end of the transaction.
+    unsafe {
+        pg_sys::LockDatabaseObject(
+            pg_sys::ExtensionRelationId,
+            oid,
+            0,
+            pg_sys::AccessShareLock as pg_sys::LOCKMODE,
+        )
+    };
+    // A DROP that committed before the lock was granted leaves nothing to run.
+    if spi_one::<bool>(
+        "SELECT EXISTS (SELECT FROM pg_extension WHERE oid = $1)",
+        &[oid.into()],
+    ) != Some(true)
+    {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            "keybench_run: extension keybench was dropped"
+        );
+    }
+}
+
+/// Wait until every worker of the run has exited, so that none is left behind when keybench_run
+/// returns and their slots are free for the next run (at most 30 s: they exit right after the
+/// run is closed).
+fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while workers
+        .iter()
+        .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+        && std::time::Instant::now() < deadline
+    {
+        // SAFETY: this backend's own latch, set by the postmaster when a worker stops.
+        unsafe {
+            pg_sys::WaitLatch(
+                pg_sys::MyLatch,
+                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
+                10,
+                pg_sys::PG_WAIT_EXTENSION,
+            );
+            pg_sys::ResetLatch(pg_sys::MyLatch);
+        }
+        pgrx::check_for_interrupts!();
+    }
+}
+
 /// Start one worker of the run in segment `handle`: client `i`, or the janitor.
 fn start_worker(handle: pg_sys::dsm_handle, i: usize) -> Option<DynamicBackgroundWorker> {
     let name = if i == JANITOR {
@@ -1364,6 +1422,7 @@ pub fn run(p: Params) -> Summary {
         }
     }
     check_can_run(&p);
+    hold_extension();
     let ext = extension_schema();
     let size = std::mem::size_of::<Shared>();
     // SAFETY: a new segment of `size` bytes, zeroed (every field of Shared is valid as zeros)
@@ -1485,6 +1544,10 @@ pub fn run(p: Params) -> Summary {
             pgrx::notice!("{}", progress_line(done, p.rows, elapsed));
             next_notice += interval;
         }
+    }
+    wait_for_exit(&workers);
+    if let Some(j) = &janitor {
+        wait_for_exit(std::slice::from_ref(j));
     }
     if shared.finished.load(Ordering::Acquire) != FINISHED_OK {
         let msg = shared.error();
