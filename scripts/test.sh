@@ -72,6 +72,18 @@ for v in "${versions[@]}"; do
   run_suite "$v" preload $((55400 + v)) "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" no_preload $((55500 + v)) "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" small_cache $((55600 + v)) "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
+  echo "-- scripts/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
+  bash scripts/isolation.sh "$v" > "target/logs/isolation-pg$v.log" 2>&1
+  cat "target/logs/isolation-pg$v.log"
+  p=$(grep -cE '^ok |\.\.\. ok' "target/logs/isolation-pg$v.log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "target/logs/isolation-pg$v.log")
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v isolation: target/isolation-pg$v/regression.diffs"); fi
+  echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
+  bash scripts/crash-test.sh "$v" > "target/logs/crash-pg$v.log" 2>&1
+  cat "target/logs/crash-pg$v.log"
+  p=$(grep -c '^ok ' "target/logs/crash-pg$v.log"); f=$(grep -c '^not ok ' "target/logs/crash-pg$v.log")
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v crash test: target/logs/crash-pg$v.log"); fi
 done
 
 echo "== README.md transcript matches pg_test/expected/readme.out"
