@@ -14,7 +14,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
-for pkg in libclang-dev clang postgresql-15 postgresql-server-dev-15 postgresql-contrib sudo pkg-config make; do
+for pkg in libclang-dev clang postgresql-15 postgresql-server-dev-15 postgresql-contrib sudo pkg-config make sqlsmith; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$pkg")
 done
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then need_apt+=(python3-venv); fi

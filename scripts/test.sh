@@ -3,8 +3,10 @@
 #   1. set-up (idempotent)
 #   2. cargo pgrx test pg18 / pg15: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
-#   3. the SQL regression suite in pg_test/ (pg_regress), in a fresh cluster per version started
-#      by this script WITHOUT shared_preload_libraries, as a user who just ran CREATE EXTENSION
+#   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
+#      with and without shared_preload_libraries, and with a small shared_buffers
+#   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
+#      ordinary role (scripts/fuzz.sh), and kill -9 of a worker (scripts/crash-test.sh)
 # Prints a summary line "N passed, N failed" and exits non-zero if anything failed.
 # Usage: scripts/test.sh [--regress-only] [18] [15]   (default: everything, both versions)
 set -uo pipefail
@@ -78,6 +80,12 @@ for v in "${versions[@]}"; do
   p=$(grep -cE '^ok |\.\.\. ok' "target/logs/isolation-pg$v.log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "target/logs/isolation-pg$v.log")
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v isolation: target/isolation-pg$v/regression.diffs"); fi
+  echo "-- scripts/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
+  if bash scripts/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
+    passed=$((passed + 1)); grep '^fuzz: [0-9]* queries' "target/logs/fuzz-pg$v.log"
+  else
+    failed=$((failed + 1)); tail -20 "target/logs/fuzz-pg$v.log"; failures+=("pg$v fuzz: target/logs/fuzz-pg$v.log")
+  fi
   echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
   bash scripts/crash-test.sh "$v" > "target/logs/crash-pg$v.log" 2>&1
   cat "target/logs/crash-pg$v.log"

@@ -353,6 +353,13 @@ mod sql {
     > {
         let density_size_limit =
             crate::error::required("keybench_audit", "density_size_limit", density_size_limit);
+        if density_size_limit < 0 {
+            pgrx::ereport!(
+                ERROR,
+                pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("density_size_limit must not be negative, not {density_size_limit}")
+            );
+        }
         let shared_buffers: i64 = Spi::get_one(
             "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'",
         )

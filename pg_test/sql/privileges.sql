@@ -61,6 +61,7 @@ RESET ROLE;
 DROP TABLE regress.text_keys;
 SELECT format('DROP TABLE keybench.%I', 'run_' || :kept_run || '_uuidv4') AS drop_kept \gset
 :drop_kept;
+UPDATE keybench.runs SET table_name = NULL WHERE run_id = :kept_run;
 REVOKE ALL ON SCHEMA regress FROM keybench_alice, keybench_nologin;
 DROP OWNED BY keybench_alice, keybench_nologin;
 DROP ROLE keybench_alice, keybench_nologin;

@@ -151,11 +151,26 @@ LANGUAGE sql STABLE AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 O
 -- index outgrew shared_buffers, and when its batches started reading index blocks from outside
 -- shared_buffers (the first window of `window_batches` batches in which more than `read_share` of
 -- the index block fetches were reads).
-CREATE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
-RETURNS TABLE (run_id bigint, kind text, shared_buffers text, rows bigint, bytes_per_key float8,
+-- (Its rows are a composite type rather than OUT parameters, which PL/pgSQL would not let share
+-- the names run_id and shared_buffers with the arguments.)
+CREATE TYPE keybench.cliff AS (run_id bigint, kind text, shared_buffers text, rows bigint, bytes_per_key float8,
                rows_when_index_outgrew_shared_buffers bigint, rows_when_index_reads_started bigint,
-               index_hit_ratio_after float8)
-LANGUAGE sql STABLE AS $$
+               index_hit_ratio_after float8);
+CREATE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
+RETURNS SETOF keybench.cliff
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_cliff: run_id, window_batches and read_share must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $2 < 1 OR $2 > 1000000 THEN
+    RAISE EXCEPTION 'window_batches must be between 1 and 1000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($3 >= 0 AND $3 <= 1) THEN
+    RAISE EXCEPTION 'read_share must be between 0 and 1, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN QUERY
   WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
   b AS (
     SELECT bt.rows_before + bt.rows AS rows_after, bt.index_bytes, bt.index_blks_read, bt.index_blks_hit,
@@ -168,8 +183,8 @@ LANGUAGE sql STABLE AS $$
          outgrew.rows_after, reads.rows_after,
          (SELECT sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0)
           FROM b WHERE b.rows_after >= reads.rows_after)
-  FROM r, outgrew, reads
-$$;
+  FROM r, outgrew, reads;
+END $f$;
 
 -- Experiment A's migration: on a kept uuidv4 run, switch the key's default to keybench's uuidv7 and
 -- load one more batch (measured alone, by keybench_probe); then count how many of the old keys sort
@@ -219,6 +234,9 @@ DECLARE
   ms float8;
   wal bigint;
 BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_backfill: rows, years and keep must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   IF $1 < 1 OR $1 > 1000000000 THEN
     RAISE EXCEPTION 'rows must be between 1 and 1000000000, not %', $1 USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -274,21 +292,28 @@ BEGIN
     (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint, (plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::bigint;
 END $$;
 
+CREATE TYPE keybench.cliff_projection AS (shared_buffers text, projected_rows bigint, basis text);
 -- A projection, not a measurement: the rows at which a run's primary-key index would outgrow
 -- other shared_buffers sizes, at the bytes per key the run measured.
 CREATE FUNCTION keybench_cliff_projection(
     run_id bigint,
     shared_buffers text[] DEFAULT ARRAY['128MB', '256MB', '512MB', '1GB', '2GB', '4GB', '8GB', '16GB', '32GB'])
-RETURNS TABLE (shared_buffers text, projected_rows bigint, basis text)
-LANGUAGE sql STABLE AS $$
+RETURNS SETOF keybench.cliff_projection
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR array_position($2, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'keybench_cliff_projection: run_id, shared_buffers and its elements must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  RETURN QUERY
   SELECT s, (pg_size_bytes(s) / (r.index_bytes::float8 / r.rows))::bigint,
          format('projection at %s bytes per key (run %s: %s, %s rows, index %s)',
                 round((r.index_bytes::float8 / r.rows)::numeric, 1), r.run_id, r.kind, r.rows,
                 pg_size_pretty(r.index_bytes))
   FROM keybench.runs r, unnest($2) AS s
   WHERE r.run_id = $1 AND r.index_bytes > 0
-  ORDER BY pg_size_bytes(s)
-$$;
+  ORDER BY pg_size_bytes(s);
+END $f$;
 "#,
     name = "run_schema",
 );
