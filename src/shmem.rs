@@ -63,11 +63,11 @@ pub fn init() {
     if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         return;
     }
-    #[cfg(any(feature = "pg13", feature = "pg14"))]
+    #[cfg(feature = "pg14")]
     unsafe {
         pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
     }
-    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+    #[cfg(not(feature = "pg14"))]
     unsafe {
         PREV_REQUEST = pg_sys::shmem_request_hook;
         pg_sys::shmem_request_hook = Some(on_request);
@@ -78,11 +78,11 @@ pub fn init() {
     }
 }
 
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+#[cfg(not(feature = "pg14"))]
 static mut PREV_REQUEST: Option<unsafe extern "C-unwind" fn()> = None;
 static mut PREV_STARTUP: Option<unsafe extern "C-unwind" fn()> = None;
 
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+#[cfg(not(feature = "pg14"))]
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn on_request() {
     unsafe {

@@ -34,7 +34,6 @@ CREATE TABLE keybench.runs (
     ids_per_ms int NOT NULL DEFAULT 0,
     uuidv7_subms text NOT NULL DEFAULT 'counter',
     clock_skew_ms int NOT NULL DEFAULT 0,
-    lock_key int,
     table_name text,
     server_version text,
     shared_buffers text,
@@ -64,7 +63,8 @@ CREATE TABLE keybench.runs (
     index_bytes bigint,
     avg_leaf_density float8,
     leaf_fragmentation float8,
-    error text
+    error text,
+    lock_key int
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
 CREATE TABLE keybench.batches (
@@ -90,6 +90,8 @@ CREATE TABLE keybench.batches (
 COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
 SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
+-- The identity sequence of run ids too: a restored database goes on from the last run id.
+SELECT pg_catalog.pg_extension_config_dump('keybench.runs_run_id_seq', '');
 CREATE VIEW keybench.progress AS
 SELECT r.run_id, r.kind, r.clients, r.rows,
        coalesce(sum(b.rows), 0)::bigint AS rows_done,
@@ -557,7 +559,6 @@ unsafe extern "C-unwind" fn copy_source(
 
 /// `n` generated rows through COPY FROM, as `COPY table (columns) FROM STDIN` would load them:
 /// the same permission check, the same multi-insert path.
-#[cfg(not(feature = "pg13"))]
 fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
     COPY_SOURCE.with_borrow_mut(|src| {
         *src = (
@@ -616,10 +617,6 @@ fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
     }
 }
 
-#[cfg(feature = "pg13")]
-fn copy_rows(_table: pg_sys::Oid, _p: &Params, _n: i64) {
-    pgrx::error!("keybench_run: method copy needs PostgreSQL 14 or later");
-}
 
 /// A finished batch waiting to be written to keybench.batches (in the next transaction, so that the
 /// batch's own elapsed time includes its commit).
