@@ -19,7 +19,7 @@ UNION ALL SELECT 'nanoid()', nanoid()
 UNION ALL SELECT 'nanoid(12, ''0123456789abcdef'')', nanoid(12, '0123456789abcdef');
 
 \echo 'Taking ids apart:'
-SELECT uuid_extract_version(u) AS version, uuid_extract_timestamp(u) AS uuid_time,
+SELECT public.uuid_extract_version(u) AS version, public.uuid_extract_timestamp(u) AS uuid_time,
        uuid_to_ulid(u) AS same_bits_as_ulid,
        snowflake_timestamp(s) AS snowflake_time, snowflake_node(s) AS node, snowflake_sequence(s) AS seq
 FROM (SELECT public.uuidv7() AS u, snowflake_id() AS s) x;

@@ -345,6 +345,9 @@ mod unit_tests {
         assert_eq!(validate(10, 2, 0, 1), Err(LookupError::Lookups(0)));
         assert_eq!(validate(10, 2, 1, 0), Err(LookupError::Days(0)));
         assert_eq!(validate(10, 2, 1, MAX_DAYS), Ok(()));
-        assert_eq!(validate(10, 2, 1, MAX_DAYS + 1), Err(LookupError::Days(MAX_DAYS + 1)));
+        assert_eq!(
+            validate(10, 2, 1, MAX_DAYS + 1),
+            Err(LookupError::Days(MAX_DAYS + 1))
+        );
     }
 }

@@ -51,9 +51,7 @@ fn attach() -> Result<*mut Shared, SnowflakeError> {
 
 #[cfg(not(any(feature = "pg17", feature = "pg18")))]
 fn attach() -> Result<*mut Shared, SnowflakeError> {
-    Err(SnowflakeError::NotPreloaded(
-        pgrx::pg_sys::PG_MAJORVERSION_NUM,
-    ))
+    Err(SnowflakeError::NotPreloaded)
 }
 
 /// Called from `_PG_init`: when loaded through shared_preload_libraries, reserve and set up the

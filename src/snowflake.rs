@@ -17,8 +17,10 @@ pub const MAX_SEQUENCE: u16 = (1 << SEQUENCE_BITS) - 1;
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SnowflakeError {
-    #[error("snowflake_id() needs keybench in shared_preload_libraries on PostgreSQL {0}")]
-    NotPreloaded(u32),
+    #[error(
+        "snowflake_id() needs keybench in shared_preload_libraries on PostgreSQL 16 and older"
+    )]
+    NotPreloaded,
     #[error("snowflake timestamp out of range: {ms} ms after the Unix epoch")]
     ClockOutOfRange { ms: i64 },
     #[error("invalid snowflake id {0}: ids are non-negative")]
@@ -106,7 +108,7 @@ impl crate::error::SqlError for SnowflakeError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         use pgrx::PgSqlErrorCode::*;
         match self {
-            SnowflakeError::NotPreloaded(_) => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            SnowflakeError::NotPreloaded => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             SnowflakeError::ClockOutOfRange { .. } => ERRCODE_DATETIME_FIELD_OVERFLOW,
             SnowflakeError::Negative(_) | SnowflakeError::ClockAhead { .. } => {
                 ERRCODE_INVALID_PARAMETER_VALUE
@@ -115,7 +117,7 @@ impl crate::error::SqlError for SnowflakeError {
     }
     fn detail(&self) -> Option<String> {
         match self {
-            SnowflakeError::NotPreloaded(_) => Some(
+            SnowflakeError::NotPreloaded => Some(
                 "Backends coordinate through shared memory, which PostgreSQL 16 and older give \
                  only to libraries loaded at server start."
                     .into(),
@@ -135,7 +137,7 @@ impl crate::error::SqlError for SnowflakeError {
     }
     fn hint(&self) -> Option<String> {
         match self {
-            SnowflakeError::NotPreloaded(_) => Some(
+            SnowflakeError::NotPreloaded => Some(
                 "Add keybench to shared_preload_libraries in postgresql.conf and restart the server \
                  (PostgreSQL 17 and later need no restart)."
                     .into(),

@@ -4,7 +4,7 @@ CREATE EXTENSION IF NOT EXISTS keybench;
 -- keybench.ids_per_ms: a simulated clock, one millisecond every N ids (every id of every
 -- time-ordered generator takes one tick).
 SET keybench.ids_per_ms = 10;
-SELECT count(DISTINCT uuid_extract_timestamp(u)) AS uuidv7_ms_for_1000_ids
+SELECT count(DISTINCT public.uuid_extract_timestamp(u)) AS uuidv7_ms_for_1000_ids
 FROM (SELECT public.uuidv7() AS u FROM generate_series(1, 1000)) s;
 SELECT count(DISTINCT ulid_extract_timestamp(u)) AS ulid_ms_for_1000_ids
 FROM (SELECT ulid() AS u FROM generate_series(1, 1000)) s;
@@ -26,7 +26,7 @@ SELECT count(*) FILTER (WHERE prev >= id) = 0 AS counter_ordered
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM (SELECT n, public.uuidv7() AS id FROM generate_series(1, 10000) n) s) t;
 SET keybench.uuidv7_subms = 'random';
 SELECT count(*) FILTER (WHERE prev >= id) > 1000 AS random_unordered,
-       count(*) FILTER (WHERE uuid_extract_timestamp(prev) > uuid_extract_timestamp(id)) = 0 AS millisecond_ordered
+       count(*) FILTER (WHERE public.uuid_extract_timestamp(prev) > public.uuid_extract_timestamp(id)) = 0 AS millisecond_ordered
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM (SELECT n, public.uuidv7() AS id FROM generate_series(1, 10000) n) s) t;
 RESET keybench.uuidv7_subms;
 RESET keybench.ids_per_ms;

@@ -44,14 +44,14 @@ FROM keybench_backfill(200000, 3, recipe => 'at');
 RESET timezone;
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_backfill(0)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_backfill(10, recipe => 'now')$$);
-SELECT uuid_extract_timestamp(uuidv7_at('2025-03-09 02:30:00.123456-05')) AS at_extracted,
-       uuid_extract_version(uuidv7_at(now())) AS version,
+SELECT public.uuid_extract_timestamp(uuidv7_at('2025-03-09 02:30:00.123456-05')) AS at_extracted,
+       public.uuid_extract_version(uuidv7_at(now())) AS version,
        uuidv7_at('2025-01-01 00:00:00.001+00') < uuidv7_at('2025-01-01 00:00:00.002+00') AS ordered_by_time,
        uuidv7_at(NULL) IS NULL AS strict;
 -- Over 100,000 random instants from 1970 to 9999: the id's timestamp is the instant truncated to
 -- the millisecond, and ids of instants a few hundred microseconds apart within one millisecond are
 -- ordered by the 12-bit fraction.
-SELECT count(*) FILTER (WHERE uuid_extract_timestamp(uuidv7_at(ts)) <> date_trunc('milliseconds', ts)) AS timestamps_off,
+SELECT count(*) FILTER (WHERE public.uuid_extract_timestamp(uuidv7_at(ts)) <> date_trunc('milliseconds', ts)) AS timestamps_off,
        count(*) FILTER (WHERE uuidv7_at(ts) >= uuidv7_at(ts + interval '300 microseconds')
                           AND date_trunc('milliseconds', ts) = date_trunc('milliseconds', ts + interval '300 microseconds'))
          AS fractions_out_of_order

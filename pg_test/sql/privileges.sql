@@ -10,7 +10,7 @@ CREATE ROLE keybench_nologin NOLOGIN;
 GRANT USAGE ON SCHEMA regress TO keybench_alice, keybench_nologin;
 SET ROLE keybench_alice;
 -- The generators and decoders work for every role.
-SELECT uuid_extract_version(public.uuidv7()) AS v7, length(ulid()) AS ulid, snowflake_node(snowflake_id()) AS node;
+SELECT public.uuid_extract_version(public.uuidv7()) AS v7, length(ulid()) AS ulid, snowflake_node(snowflake_id()) AS node;
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_cleanup()$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_generator_cost(10, 1)$$);

@@ -5,11 +5,11 @@ SET datestyle = 'ISO, YMD';
 SET intervalstyle = 'postgres';
 
 -- Every generator, one id each: type, length and version, and the time they carry.
-SELECT 'uuidv7' AS kind, pg_typeof(id)::text AS type, uuid_extract_version(id) AS version,
-       abs(extract(epoch FROM uuid_extract_timestamp(id) - clock_timestamp())) < 1 AS time_is_now
+SELECT 'uuidv7' AS kind, pg_typeof(id)::text AS type, public.uuid_extract_version(id) AS version,
+       abs(extract(epoch FROM public.uuid_extract_timestamp(id) - clock_timestamp())) < 1 AS time_is_now
 FROM (SELECT public.uuidv7() AS id) s
 UNION ALL
-SELECT 'uuidv4', pg_typeof(id)::text, uuid_extract_version(id), uuid_extract_timestamp(id) IS NULL
+SELECT 'uuidv4', pg_typeof(id)::text, public.uuid_extract_version(id), public.uuid_extract_timestamp(id) IS NULL
 FROM (SELECT public.uuidv4() AS id) s
 UNION ALL
 SELECT 'ulid_uuid', pg_typeof(id)::text, NULL,
@@ -22,7 +22,7 @@ SELECT length(ulid()) AS ulid_chars, length(nanoid()) AS nanoid_chars,
 
 -- uuidv7(shift): the timestamp moved by an interval, with calendar arithmetic.
 SELECT i AS shift,
-       uuid_extract_timestamp(u) BETWEEN date_trunc('milliseconds', t0 + i) AND t1 + i AS is_clock_plus_shift
+       public.uuid_extract_timestamp(u) BETWEEN date_trunc('milliseconds', t0 + i) AND t1 + i AS is_clock_plus_shift
 FROM (SELECT i, clock_timestamp() AS t0, public.uuidv7(i) AS u, clock_timestamp() AS t1
       FROM (VALUES (interval '-3 years'), (interval '1 month'), (interval '90 minutes')) v(i)) s;
 
@@ -32,8 +32,8 @@ FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, public.uuidv7() AS id FROM generate_series(1, 1000000) n) s) t;
 
 -- Take ids apart.
-SELECT uuid_extract_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS rfc9562_v7_example,
-       uuid_extract_version('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS version;
+SELECT public.uuid_extract_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS rfc9562_v7_example,
+       public.uuid_extract_version('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS version;
 SELECT ulid_to_uuid('01ARZ3NDEKTSV4RRFFQ69G5FAV') AS as_uuid,
        uuid_to_ulid('01563e3a-b5d3-d676-4c61-efb99302bd5b') AS as_ulid,
        ulid_extract_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV') AS ulid_time;

@@ -617,7 +617,6 @@ fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
     }
 }
 
-
 /// A finished batch waiting to be written to keybench.batches (in the next transaction, so that the
 /// batch's own elapsed time includes its commit).
 struct BatchRecord {
