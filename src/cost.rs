@@ -187,7 +187,7 @@ mod sql {
         Spi::connect(|client| {
             let rows = client.select(
                 &format!(
-                    "SELECT p.proname || '()', e.extname, quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '()'
+                    "SELECT p.proname || '()', e.extname::text, quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '()'
                      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                      JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
                      JOIN pg_extension e ON e.oid = d.refobjid

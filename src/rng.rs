@@ -34,18 +34,29 @@ impl ProcessRng {
     }
 
     /// The stream for process `pid`, seeded from the OS on first use in that process.
-    #[inline]
+    ///
+    /// Only the check is inlined into each generator; seeding, which happens once per process,
+    /// is out of line.
+    #[inline(always)]
     pub fn get(&mut self, pid: i32) -> Result<&mut StdRng, RandomError> {
         if self.owner != pid || self.rng.is_none() {
-            let mut seed = [0u8; 32];
-            getrandom::fill(&mut seed).map_err(|e| RandomError(e.to_string()))?;
-            self.rng = Some(StdRng::from_seed(seed));
-            self.owner = pid;
+            self.reseed(pid)?;
         }
         match self.rng.as_mut() {
             Some(rng) => Ok(rng),
             None => Err(RandomError("generator not seeded".into())),
         }
+    }
+
+    /// Seed a new stream from the OS for process `pid`.
+    #[cold]
+    #[inline(never)]
+    fn reseed(&mut self, pid: i32) -> Result<(), RandomError> {
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|e| RandomError(e.to_string()))?;
+        self.rng = Some(StdRng::from_seed(seed));
+        self.owner = pid;
+        Ok(())
     }
 }
 

@@ -50,11 +50,26 @@ pub fn timestamp_ms(v: u128) -> u64 {
 #[inline]
 pub fn encode(v: u128) -> [u8; TEXT_LEN] {
     let mut out = [0u8; TEXT_LEN];
-    for (i, c) in out.iter_mut().enumerate() {
-        let shift = 5 * (TEXT_LEN - 1 - i);
-        *c = ALPHABET[((v >> shift) & 0x1f) as usize];
-    }
+    encode_into(v, &mut out);
     out
+}
+
+/// [`encode`] into `out`. The 128 bits are cut into three 64-bit words, so that every symbol is
+/// a shift and a mask of a `u64` rather than of a `u128`: the top 8 bits (symbols 0 and 1), then
+/// two runs of 60 bits (symbols 2 to 13 and 14 to 25).
+#[inline]
+pub fn encode_into(v: u128, out: &mut [u8; TEXT_LEN]) {
+    const LOW60: u64 = (1 << 60) - 1;
+    let top = (v >> 120) as u64;
+    let mid = (v >> 60) as u64 & LOW60;
+    let low = v as u64 & LOW60;
+    out[0] = ALPHABET[(top >> 5) as usize];
+    out[1] = ALPHABET[(top & 0x1f) as usize];
+    for i in 0..12 {
+        let shift = 55 - 5 * i;
+        out[2 + i] = ALPHABET[((mid >> shift) & 0x1f) as usize];
+        out[14 + i] = ALPHABET[((low >> shift) & 0x1f) as usize];
+    }
 }
 
 /// Parse the text form. Case-insensitive; the symbols I, L, O and U are not part of the alphabet.
@@ -122,11 +137,23 @@ impl Monotonic {
 
 /// Unix milliseconds for a clock reading in nanoseconds, checked against the 48-bit field.
 pub fn ms_from_ns(ns: i64) -> Result<u64, UlidError> {
-    let ms = ns.div_euclid(1_000_000);
+    ms_checked(ns.div_euclid(1_000_000))
+}
+
+/// Unix milliseconds, checked against the 48-bit field.
+#[inline]
+pub fn ms_checked(ms: i64) -> Result<u64, UlidError> {
     if ms < 0 || ms as u64 > MAX_TIMESTAMP_MS {
         return Err(UlidError::TimestampOutOfRange { ms });
     }
     Ok(ms as u64)
+}
+
+/// The Unix millisecond of a `CLOCK_REALTIME` reading in seconds and nanoseconds (0 to 10^9 - 1,
+/// also before the epoch): the same as `(sec * 10^9 + nsec).div_euclid(10^6)`.
+#[inline]
+pub fn ms_of_timespec(sec: i64, nsec: i64) -> i64 {
+    sec * 1000 + nsec / 1_000_000
 }
 
 impl crate::error::SqlError for UlidError {
@@ -169,20 +196,37 @@ mod sql {
         static MONOTONIC: Cell<Monotonic> = const { Cell::new(Monotonic::new()) };
     }
 
+    /// The millisecond of `crate::clock::now_ns()`, checked against the 48-bit field. On the real
+    /// clock (`keybench.ids_per_ms` = 0, the default) `CLOCK_REALTIME` is read directly and its
+    /// seconds and nanoseconds turned into milliseconds with 64-bit arithmetic, skipping
+    /// `SystemTime`'s `Duration` and 128-bit nanoseconds; the result is the same millisecond,
+    /// `keybench.clock_skew_ms` included.
     #[inline]
     fn now_ms() -> u64 {
+        if crate::guc::ids_per_ms() <= 0 {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `ts` is a valid timespec to write to.
+            if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) } == 0 {
+                #[allow(clippy::unnecessary_cast)] // time_t and long are 32 bits on some targets
+                let ms = ms_of_timespec(ts.tv_sec as i64, ts.tv_nsec as i64);
+                return ms_checked(ms + crate::guc::clock_skew_ms()).or_raise();
+            }
+        }
         ms_from_ns(crate::clock::now_ns()).or_raise()
     }
 
+    /// 80 random bits: one 64-bit and one 32-bit draw (of which 16 bits are used), not two
+    /// 64-bit draws, so each id takes 12 bytes of the stream instead of 16.
     #[inline]
     fn random80() -> u128 {
-        with_rng(|r| ((r.next_u64() as u128) << 64 | r.next_u64() as u128) & RANDOM_MASK)
-    }
-
-    #[inline]
-    fn text_of(v: u128) -> &'static str {
-        // SAFETY: the alphabet is ASCII.
-        unsafe { crate::scratch::scratch_str(|s| s.extend_from_slice(&encode(v))) }
+        with_rng(|r| {
+            let low = r.next_u64() as u128;
+            let high = (r.next_u32() & 0xffff) as u128;
+            high << 64 | low
+        })
     }
 
     fn next_monotonic() -> u128 {
@@ -197,45 +241,126 @@ mod sql {
     }
 
     /// A new ULID (what ulid() and ulid_uuid() return, as 128 bits).
+    #[inline]
     pub(crate) fn next_ulid() -> u128 {
         from_parts(now_ms(), random80())
     }
 
+    use ret::{UlidText, UlidUuid};
+
+    /// Return types that write a ULID straight into the palloc'd result: no scratch buffer, no
+    /// intermediate copy, no `PgMemoryContexts` dispatch.
+    mod ret {
+        use super::super::{encode_into, TEXT_LEN};
+        use pgrx::callconv::{BoxRet, FcInfo};
+        use pgrx::pg_sys;
+        use pgrx::prelude::*;
+
+        /// A ULID returned as `text`: its 26 Crockford base32 characters.
+        pub struct UlidText(pub u128);
+
+        /// A ULID returned as `uuid`: the same 128 bits, most significant byte first.
+        pub struct UlidUuid(pub u128);
+
+        impl IntoDatum for UlidText {
+            #[inline]
+            fn into_datum(self) -> Option<pg_sys::Datum> {
+                const LEN: usize = pg_sys::VARHDRSZ + TEXT_LEN;
+                // SAFETY: palloc returns LEN bytes, 8-aligned (or raises an ERROR); the header is
+                // a 4-byte varlena header for LEN bytes and the 26 bytes after it are all written.
+                unsafe {
+                    let p = pg_sys::palloc(LEN) as *mut u8;
+                    pgrx::set_varsize_4b(p as *mut pg_sys::varlena, LEN as i32);
+                    encode_into(
+                        self.0,
+                        &mut *(p.add(pg_sys::VARHDRSZ) as *mut [u8; TEXT_LEN]),
+                    );
+                    Some(pg_sys::Datum::from(p))
+                }
+            }
+
+            fn type_oid() -> pg_sys::Oid {
+                pg_sys::TEXTOID
+            }
+        }
+
+        impl IntoDatum for UlidUuid {
+            #[inline]
+            fn into_datum(self) -> Option<pg_sys::Datum> {
+                // SAFETY: palloc returns 16 bytes (or raises an ERROR), all written here.
+                unsafe {
+                    let p = pg_sys::palloc(16) as *mut [u8; 16];
+                    p.write(self.0.to_be_bytes());
+                    Some(pg_sys::Datum::from(p as *mut u8))
+                }
+            }
+
+            fn type_oid() -> pg_sys::Oid {
+                pg_sys::UUIDOID
+            }
+        }
+
+        unsafe impl BoxRet for UlidText {
+            #[inline]
+            unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
+                match self.into_datum() {
+                    // SAFETY: a text datum, as the function is declared to return.
+                    Some(d) => unsafe { fcinfo.return_raw_datum(d) },
+                    None => fcinfo.return_null(),
+                }
+            }
+        }
+
+        unsafe impl BoxRet for UlidUuid {
+            #[inline]
+            unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
+                match self.into_datum() {
+                    // SAFETY: a uuid datum, as the function is declared to return.
+                    Some(d) => unsafe { fcinfo.return_raw_datum(d) },
+                    None => fcinfo.return_null(),
+                }
+            }
+        }
+
+        pgrx::impl_sql_translatable!(UlidText, "text");
+        pgrx::impl_sql_translatable!(UlidUuid, "uuid");
+    }
+
     /// Generate a ULID as 26 characters of Crockford base32 (48-bit ms time, 80 random bits).
     #[pg_extern(volatile, parallel_safe)]
-    fn ulid() -> &'static str {
-        text_of(next_ulid())
+    fn ulid() -> UlidText {
+        UlidText(next_ulid())
     }
 
     /// Generate a monotonic ULID: within a millisecond each id is the previous one plus one
     /// (per the ULID spec), so ids from one session are strictly increasing.
     #[pg_extern(volatile, parallel_restricted)]
-    fn ulid_monotonic() -> &'static str {
-        text_of(next_monotonic())
+    fn ulid_monotonic() -> UlidText {
+        UlidText(next_monotonic())
     }
 
     /// Generate a ULID as a uuid (the same 128 bits), for a native 16-byte uuid column.
     #[pg_extern(volatile, parallel_safe)]
-    fn ulid_uuid() -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(next_ulid().to_be_bytes())
+    fn ulid_uuid() -> UlidUuid {
+        UlidUuid(next_ulid())
     }
 
     /// The monotonic ULID generator's next id, as a uuid.
     #[pg_extern(volatile, parallel_restricted)]
-    fn ulid_monotonic_uuid() -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(next_monotonic().to_be_bytes())
+    fn ulid_monotonic_uuid() -> UlidUuid {
+        UlidUuid(next_monotonic())
     }
 
     /// Convert ULID text (case-insensitive) to a uuid with the same 128 bits.
     #[pg_extern(immutable, strict, parallel_safe)]
-    fn ulid_to_uuid(ulid: &str) -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(decode(ulid).or_raise().to_be_bytes())
+    fn ulid_to_uuid(ulid: &str) -> UlidUuid {
+        UlidUuid(decode(ulid).or_raise())
     }
 
     /// Convert a uuid to the ULID text with the same 128 bits.
     #[pg_extern(immutable, strict, parallel_safe)]
-    fn uuid_to_ulid(id: pgrx::Uuid) -> &'static str {
-        text_of(u128::from_be_bytes(*id.as_bytes()))
+    fn uuid_to_ulid(id: pgrx::Uuid) -> UlidText {
+        UlidText(u128::from_be_bytes(*id.as_bytes()))
     }
 
     /// The millisecond timestamp in ULID text.
@@ -303,6 +428,55 @@ mod unit_tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn encode_matches_the_symbol_by_symbol_definition() {
+        let reference = |v: u128| {
+            let mut out = [0u8; TEXT_LEN];
+            for (i, c) in out.iter_mut().enumerate() {
+                *c = ALPHABET[((v >> (5 * (TEXT_LEN - 1 - i))) & 0x1f) as usize];
+            }
+            out
+        };
+        let mut vals: Vec<u128> = vec![0, u128::MAX];
+        vals.extend((0..128).map(|k| 1u128 << k));
+        vals.extend((0..128).map(|k| u128::MAX >> k));
+        vals.extend((0..10_000u128).map(|i| {
+            i.wrapping_mul(0x9e3779b97f4a7c15_f39cc0605cedc834)
+                .rotate_left(i as u32)
+        }));
+        for v in vals {
+            assert_eq!(encode(v), reference(v), "{v:#x}");
+            assert_eq!(decode(std::str::from_utf8(&encode(v)).unwrap()).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn millisecond_of_a_timespec_is_the_floor_of_its_nanoseconds() {
+        for (sec, nsec) in [
+            (1_700_000_000i64, 0i64),
+            (1_700_000_000, 999_999),
+            (1_700_000_000, 1_000_000),
+            (1_700_000_000, 999_999_999),
+            (0, 0),
+            (0, 1),
+            (-1, 0),
+            (-1, 999_999_999),
+            (-2, 500_000),
+        ] {
+            let ns = sec * 1_000_000_000 + nsec;
+            assert_eq!(
+                ms_of_timespec(sec, nsec),
+                ns.div_euclid(1_000_000),
+                "{sec} {nsec}"
+            );
+            assert_eq!(
+                ms_checked(ms_of_timespec(sec, nsec)),
+                ms_from_ns(ns),
+                "{sec} {nsec}"
+            );
+        }
     }
 
     #[test]
