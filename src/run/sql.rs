@@ -996,6 +996,22 @@ fn set_guc(name: &std::ffi::CStr, value: &str) {
     };
 }
 
+/// Sleep on this process's latch for at most `ms` milliseconds (woken early by a SetLatch: the
+/// postmaster when a worker starts or stops, a worker or the leader when the run's state changes),
+/// and reset it. Exits the process if the postmaster dies.
+fn wait_on_latch(ms: i64) {
+    // SAFETY: this process's own latch.
+    unsafe {
+        pg_sys::WaitLatch(
+            pg_sys::MyLatch,
+            (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
+            ms,
+            pg_sys::PG_WAIT_EXTENSION,
+        );
+        pg_sys::ResetLatch(pg_sys::MyLatch);
+    }
+}
+
 /// Wake the process whose latch is at `addr` (0: none yet).
 fn wake(addr: usize) {
     if addr != 0 {
@@ -1081,18 +1097,11 @@ fn wait_for_setup(shared: &Shared) -> bool {
             _ if stop_requested(shared) => return false,
             _ => {}
         }
-        // SAFETY: this process's own latch; a cancel while waiting means the run is stopping,
-        // which the flags above say; a terminate is honoured by check_for_interrupts.
-        unsafe {
-            pg_sys::WaitLatch(
-                pg_sys::MyLatch,
-                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
-                1000,
-                pg_sys::PG_WAIT_EXTENSION,
-            );
-            pg_sys::ResetLatch(pg_sys::MyLatch);
-            pg_sys::QueryCancelPending = 0;
-        }
+        wait_on_latch(1000);
+        // A cancel while waiting means the run is stopping, which the flags say; a terminate is
+        // honoured by check_for_interrupts.
+        // SAFETY: clearing this process's own pending-cancel flag.
+        unsafe { pg_sys::QueryCancelPending = 0 };
         pgrx::check_for_interrupts!();
     }
 }
@@ -1382,16 +1391,7 @@ fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
         .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
         && std::time::Instant::now() < deadline
     {
-        // SAFETY: this backend's own latch, set by the postmaster when a worker stops.
-        unsafe {
-            pg_sys::WaitLatch(
-                pg_sys::MyLatch,
-                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
-                10,
-                pg_sys::PG_WAIT_EXTENSION,
-            );
-            pg_sys::ResetLatch(pg_sys::MyLatch);
-        }
+        wait_on_latch(10);
         pgrx::check_for_interrupts!();
     }
 }
@@ -1548,16 +1548,7 @@ pub fn run(p: Params) -> Summary {
                 }
             }
         }
-        // SAFETY: this backend's own latch.
-        unsafe {
-            pg_sys::WaitLatch(
-                pg_sys::MyLatch,
-                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as i32,
-                100,
-                pg_sys::PG_WAIT_EXTENSION,
-            );
-            pg_sys::ResetLatch(pg_sys::MyLatch);
-        }
+        wait_on_latch(100);
         pgrx::check_for_interrupts!();
         let elapsed = started.elapsed().as_secs_f64();
         if interval > 0.0 && elapsed >= next_notice {
