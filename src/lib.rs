@@ -1,37 +1,24 @@
 //! keybench: primary-key generators and in-server key benchmarks for PostgreSQL.
 //!
-//! - [`uuid`]: UUID v7 (RFC 9562, PostgreSQL 18's method 3, with `shift`), v4, extraction
-//! - [`snowflake`]: 64-bit Snowflake ids from a counter shared by all backends ([`shmem`])
-//! - [`ulid`]: ULID as text or uuid, plain and monotonic, with conversions
-//! - [`nanoid`]: nanoid over any alphabet, without modulo bias
-//! - [`density`]: B-tree leaf density and fragmentation (pgstatindex's figures and more)
-//! - [`audit`]: the keys a database already has, with a verdict for each
+//! - [`generators`]: uuidv7 and v4, ULID, Snowflake, nanoid, and the random stream and clock
+//!   they share
+//! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
+//!   keys
 //! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
-//! - [`chart`]: SVG charts of runs' per-batch series
-//! - [`cost`]: the cost of each generator against nextval(), measured in the server
-//! - [`lookup`]: experiment C's partitioned lookups; [`study`]: deletion and reload, keybench_reproduce
-//! - [`rng`], [`clock`], [`guc`], [`error`], `spi`: shared plumbing
+//! - [`experiments`]: generator cost, the studies' lookups, deletion and reload, reproduction,
+//!   charts
+//! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory
+//!
+//! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`; this crate holds what needs
+//! Rust.
 
 use pgrx::prelude::*;
 
-pub mod audit;
-pub mod chart;
-pub mod clock;
-pub mod cost;
-pub mod density;
-pub mod error;
-pub mod guc;
-pub mod lookup;
-pub mod nanoid;
-pub mod rng;
+pub mod experiments;
+pub mod generators;
+pub mod inspect;
+pub mod pg;
 pub mod run;
-mod scratch;
-pub mod shmem;
-pub mod snowflake;
-mod spi;
-pub mod study;
-pub mod ulid;
-pub mod uuid;
 
 ::pgrx::pg_module_magic!();
 
@@ -71,9 +58,9 @@ END $$;
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    guc::init();
-    shmem::init();
-    rng::seed_early();
+    pg::guc::init();
+    pg::shmem::init();
+    generators::rng::seed_early();
 }
 
 #[cfg(any(test, feature = "pg_test"))]

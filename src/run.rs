@@ -252,7 +252,7 @@ pub const MAX_SKEW_MS: i32 = 86_400_000;
 
 /// Check the clock knobs.
 pub fn validate_clock(ids_per_ms: i32, subms: &str, clock_skew_ms: i32) -> Result<Clock, RunError> {
-    if !(0..=crate::guc::MAX_IDS_PER_MS).contains(&ids_per_ms) {
+    if !(0..=crate::pg::guc::MAX_IDS_PER_MS).contains(&ids_per_ms) {
         return Err(RunError::IdsPerMs(ids_per_ms));
     }
     if !(0..=MAX_SKEW_MS).contains(&clock_skew_ms) {

@@ -1,8 +1,8 @@
 //! The leader (keybench_run, keybench_compare, keybench_probe) and the background workers.
 
 use super::*;
-use crate::error::{no_null_elements, raise, required, SqlError};
-use crate::spi::{extension_schema, one as spi_one, run as spi_run};
+use crate::pg::error::{no_null_elements, raise, required, SqlError};
+use crate::pg::spi::{extension_schema, one as spi_one, run as spi_run};
 use pgrx::bgworkers::{
     BackgroundWorker, BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime,
     DynamicBackgroundWorker,
@@ -502,11 +502,11 @@ fn relation_size(rel: pg_sys::Oid) -> i64 {
 }
 
 fn now_ns() -> i64 {
-    crate::clock::realtime_ns()
+    crate::generators::clock::realtime_ns()
 }
 
 fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
-    (ns / 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US)
+    (ns / 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US)
         .try_into()
         .expect("the clock is in timestamptz's range")
 }
@@ -519,14 +519,25 @@ thread_local! {
 /// Append a new key of `kind` in COPY's text format, and a tab.
 fn write_key(kind: Kind, line: &mut Vec<u8>) {
     match kind {
-        Kind::Uuidv7 => crate::uuid::write_text(&crate::uuid::next_v7(), line),
-        Kind::Uuidv4 | Kind::Uuidv4Text => crate::uuid::write_text(&crate::uuid::next_v4(), line),
-        Kind::UlidUuid => crate::uuid::write_text(&crate::ulid::next_ulid().to_be_bytes(), line),
-        Kind::Ulid => line.extend_from_slice(&crate::ulid::encode(crate::ulid::next_ulid())),
-        Kind::Nanoid => crate::nanoid::next_default(line),
-        Kind::Snowflake => {
-            line.extend_from_slice(crate::snowflake::next_snowflake().to_string().as_bytes())
+        Kind::Uuidv7 => {
+            crate::generators::uuid::write_text(&crate::generators::uuid::next_v7(), line)
         }
+        Kind::Uuidv4 | Kind::Uuidv4Text => {
+            crate::generators::uuid::write_text(&crate::generators::uuid::next_v4(), line)
+        }
+        Kind::UlidUuid => crate::generators::uuid::write_text(
+            &crate::generators::ulid::next_ulid().to_be_bytes(),
+            line,
+        ),
+        Kind::Ulid => line.extend_from_slice(&crate::generators::ulid::encode(
+            crate::generators::ulid::next_ulid(),
+        )),
+        Kind::Nanoid => crate::generators::nanoid::next_default(line),
+        Kind::Snowflake => line.extend_from_slice(
+            crate::generators::snowflake::next_snowflake()
+                .to_string()
+                .as_bytes(),
+        ),
         Kind::Bigint | Kind::Uuidv7Native | Kind::GenRandomUuid => {}
     }
     line.push(b'\t');
@@ -545,7 +556,7 @@ unsafe extern "C-unwind" fn copy_source(
         let key = *key;
         let mut number = || {
             use rand::Rng;
-            crate::rng::with_rng(|r| r.next_u32() % 100_001)
+            crate::generators::rng::with_rng(|r| r.next_u32() % 100_001)
         };
         let min = minread.max(0) as usize;
         match key {
@@ -885,7 +896,7 @@ fn finish(shared: &mut Shared) {
     let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
     let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
     let result = in_transaction(|| {
-        let d = crate::density::scan(index);
+        let d = crate::inspect::density::scan(index);
         let totals = Spi::connect(|client| {
             let row = client
                 .select(
@@ -1263,7 +1274,7 @@ unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg:
 
 /// Long runs report progress with a NOTICE this often (`keybench.progress_interval`).
 fn notice_every_seconds() -> f64 {
-    crate::guc::progress_interval() as f64
+    crate::pg::guc::progress_interval() as f64
 }
 
 /// Non-background-worker process types as pg_stat_activity names them; every other row there is
@@ -1330,10 +1341,10 @@ fn check_can_run(p: &Params) {
         ))
     })
     .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
-    if !crate::guc::check_worker_slots() {
+    if !crate::pg::guc::check_worker_slots() {
         return;
     }
-    let cap = crate::guc::max_workers() as i64;
+    let cap = crate::pg::guc::max_workers() as i64;
     let spare = (max_processes as i64 - in_use).min(cap - ours).max(0);
     if p.clients as i64 > spare {
         raise(RunError::NoSpareWorkers {
@@ -1438,7 +1449,7 @@ pub fn run(p: Params) -> Summary {
         }
     }
     if kind == Kind::Snowflake {
-        if let Err(e) = crate::shmem::snowflake_counter() {
+        if let Err(e) = crate::pg::shmem::snowflake_counter() {
             raise(e);
         }
     }

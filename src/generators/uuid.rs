@@ -147,7 +147,7 @@ pub fn extract_timestamp_pg_us(b: &[u8; 16]) -> Option<i64> {
     }
 }
 
-impl crate::error::SqlError for Uuidv7Error {
+impl crate::pg::error::SqlError for Uuidv7Error {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         pgrx::PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW
     }
@@ -181,8 +181,8 @@ pub(crate) use sql::{next_v4, next_v7};
 /// The SQL functions.
 mod sql {
     use super::*;
-    use crate::error::{raise, OrRaise};
-    use crate::rng::with_rng;
+    use crate::generators::rng::with_rng;
+    use crate::pg::error::{raise, OrRaise};
     use pgrx::prelude::*;
     use rand::Rng;
     use std::cell::Cell;
@@ -193,7 +193,7 @@ mod sql {
 
     #[inline]
     fn next_ns() -> i64 {
-        let now = crate::clock::now_ns();
+        let now = crate::generators::clock::now_ns();
         CLOCK.with(|c| {
             let mut clock = c.get();
             let ns = clock.next(now);
@@ -212,8 +212,8 @@ mod sql {
 
     /// The next UUID v7 of this session (what uuidv7() returns).
     pub(crate) fn next_v7() -> [u8; 16] {
-        if crate::guc::uuidv7_subms() == crate::guc::Subms::Random {
-            let ms = crate::clock::now_ns().div_euclid(NS_PER_MS);
+        if crate::pg::guc::uuidv7_subms() == crate::pg::guc::Subms::Random {
+            let ms = crate::generators::clock::now_ns().div_euclid(NS_PER_MS);
             let (hi, lo) = with_rng(|r| (r.next_u32(), r.next_u64()));
             return v7_random_tail(ms as u64, hi, lo);
         }

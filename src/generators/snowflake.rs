@@ -104,7 +104,7 @@ pub fn take(counter: &std::sync::atomic::AtomicU64, now: u64) -> Result<u64, Sno
     }
 }
 
-impl crate::error::SqlError for SnowflakeError {
+impl crate::pg::error::SqlError for SnowflakeError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         use pgrx::PgSqlErrorCode::*;
         match self {
@@ -157,7 +157,7 @@ pub(crate) use sql::next_snowflake;
 /// The SQL functions.
 mod sql {
     use super::*;
-    use crate::error::{raise, OrRaise};
+    use crate::pg::error::{raise, OrRaise};
     use pgrx::prelude::*;
 
     /// Generate a Snowflake id: 41-bit milliseconds since 2010-11-04 01:42:54.657 UTC, the 10-bit
@@ -171,24 +171,24 @@ mod sql {
     /// backend, so only the real clock, or one behind it, may advance it: a session's clock set
     /// ahead (or simulated) would move every other session's ids.
     pub(crate) fn next_snowflake() -> i64 {
-        let counter = crate::shmem::snowflake_counter().or_raise();
-        let rate = crate::guc::ids_per_ms();
+        let counter = crate::pg::shmem::snowflake_counter().or_raise();
+        let rate = crate::pg::guc::ids_per_ms();
         if rate != 0 {
             raise(SnowflakeError::ClockAhead {
                 setting: "keybench.ids_per_ms",
                 value: rate as i64,
             });
         }
-        let skew = crate::guc::clock_skew_ms();
+        let skew = crate::pg::guc::clock_skew_ms();
         if skew > 0 {
             raise(SnowflakeError::ClockAhead {
                 setting: "keybench.clock_skew_ms",
                 value: skew,
             });
         }
-        let now = epoch_ms(crate::clock::realtime_ns() + skew * 1_000_000).or_raise();
+        let now = epoch_ms(crate::generators::clock::realtime_ns() + skew * 1_000_000).or_raise();
         let next = take(counter, now).or_raise();
-        pack(parts_of(next, crate::guc::node_id() as u16))
+        pack(parts_of(next, crate::pg::guc::node_id() as u16))
     }
 
     /// The time encoded in a Snowflake id (millisecond precision).
@@ -196,7 +196,7 @@ mod sql {
     fn snowflake_timestamp(id: i64) -> pgrx::datum::TimestampWithTimeZone {
         let p = unpack(id).or_raise();
         let unix_ms = p.timestamp as i64 + EPOCH_UNIX_MS;
-        let pg_us = unix_ms * 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US;
+        let pg_us = unix_ms * 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US;
         pg_us
             .try_into()
             .expect("41-bit timestamps are within timestamptz's range")

@@ -85,7 +85,7 @@ pub fn summarize(candidates: &[Candidate], median_ms: &[f64], calls: i64) -> Vec
         .collect()
 }
 
-impl crate::error::SqlError for CostError {
+impl crate::pg::error::SqlError for CostError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE
     }
@@ -105,12 +105,12 @@ pub const PEER_GENERATORS: [&str; 6] = [
 
 mod sql {
     use super::*;
-    use crate::error::OrRaise;
+    use crate::pg::error::OrRaise;
     use pgrx::prelude::*;
     use std::time::Instant;
 
     fn spi_one<T: FromDatum + IntoDatum>(query: &str) -> Option<T> {
-        crate::spi::one(query, &[])
+        crate::pg::spi::one(query, &[])
     }
 
     fn candidates(schema: &str) -> Vec<Candidate> {
@@ -165,7 +165,7 @@ mod sql {
             "ulid_uuid()",
             "nanoid()",
         ];
-        if crate::shmem::snowflake_counter().is_ok() {
+        if crate::pg::shmem::snowflake_counter().is_ok() {
             ours.insert(2, "snowflake_id()");
         } else {
             pgrx::notice!(
@@ -239,7 +239,7 @@ mod sql {
         ),
     > {
         check(calls, rounds).or_raise();
-        let schema = crate::spi::extension_schema();
+        let schema = crate::pg::spi::extension_schema();
         let list = candidates(&schema);
         // JIT would add compile time to whichever query crosses its cost threshold first.
         let jit: String = spi_one("SELECT current_setting('jit')").unwrap_or_default();

@@ -7,8 +7,8 @@
 //! (the backend's buffer counters) are reported, as a prepared statement and as simple queries.
 //! Everything is created in the caller's transaction, so an error or a cancel leaves nothing.
 
-use crate::error::{raise, SqlError};
-use crate::spi;
+use crate::pg::error::{raise, SqlError};
+use crate::pg::spi;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 

@@ -127,7 +127,7 @@ pub fn generate_into(alphabet: &Alphabet, size: usize, rng: &mut impl Rng, out: 
     }
 }
 
-impl crate::error::SqlError for NanoidError {
+impl crate::pg::error::SqlError for NanoidError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE
     }
@@ -138,8 +138,8 @@ pub(crate) use sql::next_default;
 /// The SQL function.
 mod sql {
     use super::*;
-    use crate::error::OrRaise;
-    use crate::rng::with_rng;
+    use crate::generators::rng::with_rng;
+    use crate::pg::error::OrRaise;
     use pgrx::prelude::*;
     use std::cell::RefCell;
 
@@ -175,7 +175,7 @@ mod sql {
             let a = last.as_ref().expect("alphabet was just set");
             // SAFETY: generate_into writes whole UTF-8 chars.
             unsafe {
-                crate::scratch::scratch_str(|out| with_rng(|r| generate_into(a, size, r, out)))
+                crate::pg::scratch::scratch_str(|out| with_rng(|r| generate_into(a, size, r, out)))
             }
         })
     }

@@ -156,7 +156,7 @@ pub fn ms_of_timespec(sec: i64, nsec: i64) -> i64 {
     sec * 1000 + nsec / 1_000_000
 }
 
-impl crate::error::SqlError for UlidError {
+impl crate::pg::error::SqlError for UlidError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         use pgrx::PgSqlErrorCode::*;
         match self {
@@ -186,8 +186,8 @@ pub(crate) use sql::next_ulid;
 /// The SQL functions.
 mod sql {
     use super::*;
-    use crate::error::OrRaise;
-    use crate::rng::with_rng;
+    use crate::generators::rng::with_rng;
+    use crate::pg::error::OrRaise;
     use pgrx::prelude::*;
     use rand::Rng;
     use std::cell::Cell;
@@ -196,14 +196,14 @@ mod sql {
         static MONOTONIC: Cell<Monotonic> = const { Cell::new(Monotonic::new()) };
     }
 
-    /// The millisecond of `crate::clock::now_ns()`, checked against the 48-bit field. On the real
+    /// The millisecond of `crate::generators::clock::now_ns()`, checked against the 48-bit field. On the real
     /// clock (`keybench.ids_per_ms` = 0, the default) `CLOCK_REALTIME` is read directly and its
     /// seconds and nanoseconds turned into milliseconds with 64-bit arithmetic, skipping
     /// `SystemTime`'s `Duration` and 128-bit nanoseconds; the result is the same millisecond,
     /// `keybench.clock_skew_ms` included.
     #[inline]
     fn now_ms() -> u64 {
-        if crate::guc::ids_per_ms() <= 0 {
+        if crate::pg::guc::ids_per_ms() <= 0 {
             let mut ts = libc::timespec {
                 tv_sec: 0,
                 tv_nsec: 0,
@@ -212,10 +212,10 @@ mod sql {
             if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) } == 0 {
                 #[allow(clippy::unnecessary_cast)] // time_t and long are 32 bits on some targets
                 let ms = ms_of_timespec(ts.tv_sec as i64, ts.tv_nsec as i64);
-                return ms_checked(ms + crate::guc::clock_skew_ms()).or_raise();
+                return ms_checked(ms + crate::pg::guc::clock_skew_ms()).or_raise();
             }
         }
-        ms_from_ns(crate::clock::now_ns()).or_raise()
+        ms_from_ns(crate::generators::clock::now_ns()).or_raise()
     }
 
     /// 80 random bits: one 64-bit and one 32-bit draw (of which 16 bits are used), not two
@@ -368,9 +368,9 @@ mod sql {
     fn ulid_extract_timestamp(ulid: &str) -> pgrx::datum::TimestampWithTimeZone {
         let ms = timestamp_ms(decode(ulid).or_raise()) as i64;
         pgrx::datum::TimestampWithTimeZone::try_from(
-            ms * 1000 - crate::uuid::PG_UNIX_EPOCH_OFFSET_US,
+            ms * 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US,
         )
-        .unwrap_or_else(|_| crate::error::raise(UlidError::TimestampOutOfRange { ms }))
+        .unwrap_or_else(|_| crate::pg::error::raise(UlidError::TimestampOutOfRange { ms }))
     }
 }
 

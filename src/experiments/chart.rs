@@ -225,7 +225,7 @@ mod sql {
         run_ids: Vec<Option<i64>>,
         title: default!(&str, "'keybench runs'"),
     ) -> String {
-        let run_ids = crate::error::no_null_elements("keybench_chart", "run_ids", run_ids);
+        let run_ids = crate::pg::error::no_null_elements("keybench_chart", "run_ids", run_ids);
         let mut panels = vec![
             Panel {
                 title: "Batch time".into(),

@@ -352,7 +352,7 @@ mod sql {
         ),
     > {
         let density_size_limit =
-            crate::error::required("keybench_audit", "density_size_limit", density_size_limit);
+            crate::pg::error::required("keybench_audit", "density_size_limit", density_size_limit);
         if density_size_limit < 0 {
             pgrx::ereport!(
                 ERROR,
@@ -366,7 +366,7 @@ mod sql {
         .ok()
         .flatten()
         .unwrap_or(128 << 20);
-        let ext_schema = crate::spi::extension_schema();
+        let ext_schema = crate::pg::spi::extension_schema();
         let has_native_v7 = pg_sys::PG_VERSION_NUM >= 180000;
         let uuidv7_call = if has_native_v7 {
             "uuidv7()".to_string()
@@ -408,7 +408,7 @@ mod sql {
                     Some(m) => m,
                     None => r.index_bytes <= density_size_limit,
                 };
-            let density = measure.then(|| crate::density::scan(r.index_oid));
+            let density = measure.then(|| crate::inspect::density::scan(r.index_oid));
             let text_sample = if r.selectable && r.columns == 1 && is_text_type(&r.type_name) {
                 r.column
                     .as_deref()

@@ -4,7 +4,7 @@
 //! start. Without it, PostgreSQL 17 and later hand out a named dynamic shared memory segment on
 //! first use (the DSM registry); PostgreSQL 16 and older cannot, and snowflake_id() says so.
 
-use crate::snowflake::SnowflakeError;
+use crate::generators::snowflake::SnowflakeError;
 use pgrx::pg_sys;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 

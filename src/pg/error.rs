@@ -42,7 +42,7 @@ impl<T, E: SqlError> OrRaise<T> for Result<T, E> {
     }
 }
 
-impl SqlError for crate::rng::RandomError {
+impl SqlError for crate::generators::rng::RandomError {
     fn sqlstate(&self) -> PgSqlErrorCode {
         PgSqlErrorCode::ERRCODE_INTERNAL_ERROR
     }

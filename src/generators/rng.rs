@@ -71,7 +71,7 @@ pub fn with_rng<T>(f: impl FnOnce(&mut StdRng) -> T) -> T {
     let pid = unsafe { pgrx::pg_sys::MyProcPid };
     RNG.with_borrow_mut(|r| match r.get(pid) {
         Ok(rng) => f(rng),
-        Err(e) => crate::error::raise(e),
+        Err(e) => crate::pg::error::raise(e),
     })
 }
 

@@ -53,7 +53,7 @@ thread_local! {
 /// clock of `keybench.ids_per_ms`, plus `keybench.clock_skew_ms`.
 #[inline]
 pub fn now_ns() -> i64 {
-    let rate = crate::guc::ids_per_ms();
+    let rate = crate::pg::guc::ids_per_ms();
     let base = if rate > 0 {
         SIMULATED.with(|c| {
             let mut clock = c.get();
@@ -64,7 +64,7 @@ pub fn now_ns() -> i64 {
     } else {
         realtime_ns()
     };
-    base + crate::guc::clock_skew_ms() * 1_000_000
+    base + crate::pg::guc::clock_skew_ms() * 1_000_000
 }
 
 #[cfg(any(test, feature = "pg_test"))]

@@ -258,7 +258,7 @@ pub fn finish(meta: Meta, t: &Totals, block_size: usize) -> Density {
     }
 }
 
-impl crate::error::SqlError for DensityError {
+impl crate::pg::error::SqlError for DensityError {
     fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
         use pgrx::PgSqlErrorCode::*;
         match self {
@@ -304,7 +304,7 @@ impl crate::error::SqlError for DensityError {
 /// The SQL function.
 mod sql {
     use super::*;
-    use crate::error::raise;
+    use crate::pg::error::raise;
     use pgrx::pg_sys::submodules::ffi::pg_guard_ffi_boundary;
     use pgrx::pgrx_sql_entity_graph::metadata::{
         ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
