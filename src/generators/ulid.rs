@@ -246,9 +246,11 @@ mod sql {
         from_parts(now_ms(), random80())
     }
 
-    use ret::{UlidText, UlidUuid};
+    use crate::pg::datum::UuidDatum;
+    use ::uuid::Uuid;
+    use ret::UlidText;
 
-    /// Return types that write a ULID straight into the palloc'd result: no scratch buffer, no
+    /// The text return type, which writes a ULID straight into the palloc'd result: no scratch buffer, no
     /// intermediate copy, no `PgMemoryContexts` dispatch.
     mod ret {
         use super::super::{encode_into, TEXT_LEN};
@@ -258,9 +260,6 @@ mod sql {
 
         /// A ULID returned as `text`: its 26 Crockford base32 characters.
         pub struct UlidText(pub u128);
-
-        /// A ULID returned as `uuid`: the same 128 bits, most significant byte first.
-        pub struct UlidUuid(pub u128);
 
         impl IntoDatum for UlidText {
             #[inline]
@@ -284,22 +283,6 @@ mod sql {
             }
         }
 
-        impl IntoDatum for UlidUuid {
-            #[inline]
-            fn into_datum(self) -> Option<pg_sys::Datum> {
-                // SAFETY: palloc returns 16 bytes (or raises an ERROR), all written here.
-                unsafe {
-                    let p = pg_sys::palloc(16) as *mut [u8; 16];
-                    p.write(self.0.to_be_bytes());
-                    Some(pg_sys::Datum::from(p as *mut u8))
-                }
-            }
-
-            fn type_oid() -> pg_sys::Oid {
-                pg_sys::UUIDOID
-            }
-        }
-
         unsafe impl BoxRet for UlidText {
             #[inline]
             unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
@@ -311,19 +294,7 @@ mod sql {
             }
         }
 
-        unsafe impl BoxRet for UlidUuid {
-            #[inline]
-            unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
-                match self.into_datum() {
-                    // SAFETY: a uuid datum, as the function is declared to return.
-                    Some(d) => unsafe { fcinfo.return_raw_datum(d) },
-                    None => fcinfo.return_null(),
-                }
-            }
-        }
-
         pgrx::impl_sql_translatable!(UlidText, "text");
-        pgrx::impl_sql_translatable!(UlidUuid, "uuid");
     }
 
     /// Generate a ULID as 26 characters of Crockford base32 (48-bit ms time, 80 random bits).
@@ -341,26 +312,26 @@ mod sql {
 
     /// Generate a ULID as a uuid (the same 128 bits), for a native 16-byte uuid column.
     #[pg_extern(volatile, parallel_safe)]
-    fn ulid_uuid() -> UlidUuid {
-        UlidUuid(next_ulid())
+    fn ulid_uuid() -> UuidDatum {
+        UuidDatum(Uuid::from_u128(next_ulid()))
     }
 
     /// The monotonic ULID generator's next id, as a uuid.
     #[pg_extern(volatile, parallel_restricted)]
-    fn ulid_monotonic_uuid() -> UlidUuid {
-        UlidUuid(next_monotonic())
+    fn ulid_monotonic_uuid() -> UuidDatum {
+        UuidDatum(Uuid::from_u128(next_monotonic()))
     }
 
     /// Convert ULID text (case-insensitive) to a uuid with the same 128 bits.
     #[pg_extern(immutable, strict, parallel_safe)]
-    fn ulid_to_uuid(ulid: &str) -> UlidUuid {
-        UlidUuid(decode(ulid).or_raise())
+    fn ulid_to_uuid(ulid: &str) -> UuidDatum {
+        UuidDatum(Uuid::from_u128(decode(ulid).or_raise()))
     }
 
     /// Convert a uuid to the ULID text with the same 128 bits.
     #[pg_extern(immutable, strict, parallel_safe)]
     fn uuid_to_ulid(id: pgrx::Uuid) -> UlidText {
-        UlidText(u128::from_be_bytes(*id.as_bytes()))
+        UlidText(crate::pg::datum::from_pg(id).as_u128())
     }
 
     /// The millisecond timestamp in ULID text.

@@ -1,5 +1,14 @@
 //! UUID version 7 (RFC 9562, PostgreSQL 18's method 3), version 4, and the extraction functions
 //! PostgreSQL 18 has (`uuid_extract_timestamp`, `uuid_extract_version`), for every server version.
+//!
+//! The value type is the `uuid` crate's [`Uuid`]: its [`Builder`] sets version and variant, its
+//! encoder writes the text form, its accessors read version, variant and timestamp. Where
+//! PostgreSQL 18 answers differently from the crate, keybench answers as PostgreSQL does:
+//! version and timestamp are NULL for a variant other than RFC 9562's (the crate reports the
+//! version nibble of any variant), and the timestamp of a version 6 UUID is NULL (the crate
+//! decodes it); the unit tests pin where the two agree and where they differ.
+
+use ::uuid::{Builder, Uuid, Variant, Version};
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: i64 = 1_000_000;
@@ -49,41 +58,34 @@ impl AscendingClock {
     }
 }
 
-/// Set the version nibble and the RFC 9562 variant bits.
+/// 64 bits of time (48-bit Unix milliseconds, 4 left for the version, 12 of fraction) and 64
+/// random bits (2 of them replaced by the variant) as a version 7 UUID.
 #[inline]
-fn set_version(b: &mut [u8; 16], version: u8) {
-    b[6] = (b[6] & 0x0f) | (version << 4);
-    b[8] = (b[8] & 0x3f) | 0x80;
+fn v7_from_halves(hi: u64, random: u64) -> Uuid {
+    Builder::from_u128((hi as u128) << 64 | random as u128)
+        .with_variant(Variant::RFC4122)
+        .with_version(Version::SortRand)
+        .into_uuid()
 }
 
 /// A version 7 UUID: 48-bit Unix milliseconds, version, 12-bit fraction of the millisecond,
 /// variant, 62 random bits. `sub_ms_ns` is the nanosecond within the millisecond (0..1e6).
 #[inline]
-pub fn v7_from_parts(unix_ms: u64, sub_ms_ns: u32, random: u64) -> [u8; 16] {
+pub fn v7_from_parts(unix_ms: u64, sub_ms_ns: u32, random: u64) -> Uuid {
     let fraction = ((sub_ms_ns as u64) << SUBMS_BITS) / NS_PER_MS as u64;
-    let hi = (unix_ms << 16) | fraction; // 48 bits time, 4 bits (version, set below), 12 bits fraction
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&hi.to_be_bytes());
-    b[8..].copy_from_slice(&random.to_be_bytes());
-    set_version(&mut b, 7);
-    b
+    v7_from_halves((unix_ms << 16) | fraction, random)
 }
 
 /// A version 7 UUID whose 12 bits after the millisecond are random (`random12`'s low bits), as
 /// most application libraries make them: ordered by millisecond only.
 #[inline]
-pub fn v7_random_tail(unix_ms: u64, random12: u32, random: u64) -> [u8; 16] {
-    let hi = (unix_ms << 16) | (random12 & 0x0fff) as u64;
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&hi.to_be_bytes());
-    b[8..].copy_from_slice(&random.to_be_bytes());
-    set_version(&mut b, 7);
-    b
+pub fn v7_random_tail(unix_ms: u64, random12: u32, random: u64) -> Uuid {
+    v7_from_halves((unix_ms << 16) | (random12 & 0x0fff) as u64, random)
 }
 
 /// A version 7 UUID for `ns` nanoseconds after the Unix epoch.
 #[inline]
-pub fn v7_at_ns(ns: i64, random: u64) -> [u8; 16] {
+pub fn v7_at_ns(ns: i64, random: u64) -> Uuid {
     v7_from_parts((ns / NS_PER_MS) as u64, (ns % NS_PER_MS) as u32, random)
 }
 
@@ -109,42 +111,33 @@ pub fn ns_to_pg_us(ns: i64) -> i64 {
 
 /// A version 4 UUID from 128 random bits.
 #[inline]
-pub fn v4(random: [u8; 16]) -> [u8; 16] {
-    let mut b = random;
-    set_version(&mut b, 4);
-    b
+pub fn v4(random: [u8; 16]) -> Uuid {
+    Builder::from_random_bytes(random).into_uuid()
 }
 
 /// The version nibble, or None when the variant is not RFC 9562's (PostgreSQL 18 semantics).
 #[inline]
-pub fn extract_version(b: &[u8; 16]) -> Option<i16> {
-    if b[8] & 0xc0 != 0x80 {
-        return None;
-    }
-    Some((b[6] >> 4) as i16)
+pub fn extract_version(id: &Uuid) -> Option<i16> {
+    (id.get_variant() == Variant::RFC4122).then(|| id.get_version_num() as i16)
 }
 
 /// The embedded timestamp as PostgreSQL-epoch microseconds, for versions 1 and 7 of the RFC 9562
-/// variant; None otherwise. Version 7 has millisecond precision. Same as PostgreSQL 18.
-pub fn extract_timestamp_pg_us(b: &[u8; 16]) -> Option<i64> {
-    match extract_version(b)? {
-        1 => {
-            let ticks = (b[0] as u64) << 24
-                | (b[1] as u64) << 16
-                | (b[2] as u64) << 8
-                | (b[3] as u64)
-                | (b[4] as u64) << 40
-                | (b[5] as u64) << 32
-                | ((b[6] & 0x0f) as u64) << 56
-                | (b[7] as u64) << 48;
-            Some((ticks / 10) as i64 - GREGORIAN_TO_PG_EPOCH_US)
-        }
-        7 => {
-            let ms = b[..6].iter().fold(0u64, |acc, &x| acc << 8 | x as u64);
-            Some(ms as i64 * 1000 - PG_UNIX_EPOCH_OFFSET_US)
-        }
-        _ => None,
+/// variant; None otherwise (version 6 too, as PostgreSQL 18). Version 7 has millisecond
+/// precision, version 1 microsecond (its 100 ns ticks truncated). Same as PostgreSQL 18.
+pub fn extract_timestamp_pg_us(id: &Uuid) -> Option<i64> {
+    if !matches!(extract_version(id)?, 1 | 7) {
+        return None;
     }
+    let ts = id.get_timestamp()?;
+    Some(match id.get_version_num() {
+        // The crate keeps the 60-bit tick count exactly (also before 1970, where its Unix form
+        // wraps), so the ticks give PostgreSQL's arithmetic.
+        1 => (ts.to_gregorian().0 / 10) as i64 - GREGORIAN_TO_PG_EPOCH_US,
+        _ => {
+            let (secs, nanos) = ts.to_unix();
+            secs as i64 * 1_000_000 + (nanos / 1000) as i64 - PG_UNIX_EPOCH_OFFSET_US
+        }
+    })
 }
 
 impl crate::pg::error::SqlError for Uuidv7Error {
@@ -165,15 +158,10 @@ impl crate::pg::error::SqlError for Uuidv7Error {
 }
 
 /// The canonical text form of a UUID (lowercase, hyphenated), appended to `out`.
-pub fn write_text(b: &[u8; 16], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for (i, x) in b.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push(b'-');
-        }
-        out.push(HEX[(x >> 4) as usize]);
-        out.push(HEX[(x & 15) as usize]);
-    }
+#[inline]
+pub fn write_text(id: &Uuid, out: &mut Vec<u8>) {
+    let mut buf = [0u8; ::uuid::fmt::Hyphenated::LENGTH];
+    out.extend_from_slice(id.hyphenated().encode_lower(&mut buf).as_bytes());
 }
 
 pub(crate) use sql::{next_v4, next_v7};
@@ -182,6 +170,7 @@ pub(crate) use sql::{next_v4, next_v7};
 mod sql {
     use super::*;
     use crate::generators::rng::with_rng;
+    use crate::pg::datum::{from_pg, UuidDatum};
     use crate::pg::error::{raise, OrRaise};
     use pgrx::prelude::*;
     use rand::Rng;
@@ -206,12 +195,12 @@ mod sql {
     /// millisecond (PostgreSQL 18's method 3), 62 random bits; strictly increasing within a session.
     /// With keybench.uuidv7_subms = random the 12 bits are random instead (ordered by millisecond only).
     #[pg_extern(volatile, parallel_safe)]
-    fn uuidv7() -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(next_v7())
+    fn uuidv7() -> UuidDatum {
+        UuidDatum(next_v7())
     }
 
     /// The next UUID v7 of this session (what uuidv7() returns).
-    pub(crate) fn next_v7() -> [u8; 16] {
+    pub(crate) fn next_v7() -> Uuid {
         if crate::pg::guc::uuidv7_subms() == crate::pg::guc::Subms::Random {
             let ms = crate::generators::clock::now_ns().div_euclid(NS_PER_MS);
             let (hi, lo) = with_rng(|r| (r.next_u32(), r.next_u64()));
@@ -223,7 +212,7 @@ mod sql {
     }
 
     /// A new UUID v4 (what uuidv4() returns).
-    pub(crate) fn next_v4() -> [u8; 16] {
+    pub(crate) fn next_v4() -> Uuid {
         let mut b = [0u8; 16];
         with_rng(|r| r.fill_bytes(&mut b));
         v4(b)
@@ -232,7 +221,7 @@ mod sql {
     /// Generate a UUID version 7 whose timestamp is shifted by `shift` (timestamptz + interval
     /// arithmetic, as PostgreSQL 18's uuidv7(interval)).
     #[pg_extern(volatile, parallel_safe, name = "uuidv7")]
-    fn uuidv7_shift(shift: pgrx::datum::Interval) -> pgrx::Uuid {
+    fn uuidv7_shift(shift: pgrx::datum::Interval) -> UuidDatum {
         let raw = shift.into_inner();
         let infinite = |m: i32, d: i32, t: i64| raw.month == m && raw.day == d && raw.time == t;
         if infinite(i32::MAX, i32::MAX, i64::MAX) || infinite(i32::MIN, i32::MIN, i64::MIN) {
@@ -251,7 +240,7 @@ mod sql {
         .unwrap_or_else(|| raise(Uuidv7Error::TimestampOutOfRange));
         let (ms, sub_ms) = v7_shifted_parts(ns, shifted.into_inner()).or_raise();
         let random = with_rng(|r| r.next_u64());
-        pgrx::Uuid::from_bytes(v7_from_parts(ms, sub_ms, random))
+        UuidDatum(v7_from_parts(ms, sub_ms, random))
     }
 
     /// A UUID version 7 for the instant `ts`: its millisecond and the 12-bit fraction of it that
@@ -261,29 +250,29 @@ mod sql {
     /// calendar arithmetic (so no time zone's daylight saving time moves it). Ids of equal `ts`
     /// differ in their random bits but are not ordered among themselves.
     #[pg_extern(volatile, strict, parallel_safe)]
-    fn uuidv7_at(ts: pgrx::datum::TimestampWithTimeZone) -> pgrx::Uuid {
+    fn uuidv7_at(ts: pgrx::datum::TimestampWithTimeZone) -> UuidDatum {
         let (ms, sub_ms) = v7_shifted_parts(0, ts.into_inner()).or_raise();
         let random = with_rng(|r| r.next_u64());
-        pgrx::Uuid::from_bytes(v7_from_parts(ms, sub_ms, random))
+        UuidDatum(v7_from_parts(ms, sub_ms, random))
     }
 
     /// Generate a UUID version 4 (122 random bits) from keybench's generator, so that v4 and v7
     /// are compared with the same source of randomness.
     #[pg_extern(volatile, parallel_safe)]
-    fn uuidv4() -> pgrx::Uuid {
-        pgrx::Uuid::from_bytes(next_v4())
+    fn uuidv4() -> UuidDatum {
+        UuidDatum(next_v4())
     }
 
     /// The version of an RFC 9562 UUID; NULL for other variants. Same as PostgreSQL 18's.
     #[pg_extern(immutable, strict, parallel_safe)]
     fn uuid_extract_version(id: pgrx::Uuid) -> Option<i16> {
-        extract_version(id.as_bytes())
+        extract_version(&from_pg(id))
     }
 
     /// The timestamp in a version 1 or 7 UUID; NULL for other versions. Same as PostgreSQL 18's.
     #[pg_extern(immutable, strict, parallel_safe)]
     fn uuid_extract_timestamp(id: pgrx::Uuid) -> Option<pgrx::datum::TimestampWithTimeZone> {
-        extract_timestamp_pg_us(id.as_bytes()).and_then(|us| us.try_into().ok())
+        extract_timestamp_pg_us(&from_pg(id)).and_then(|us| us.try_into().ok())
     }
 }
 
@@ -291,13 +280,8 @@ mod sql {
 mod unit_tests {
     use super::*;
 
-    fn parse(s: &str) -> [u8; 16] {
-        let hex: String = s.chars().filter(|c| *c != '-').collect();
-        let mut b = [0u8; 16];
-        for (i, byte) in b.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
-        }
-        b
+    fn parse(s: &str) -> Uuid {
+        Uuid::parse_str(s).unwrap()
     }
 
     // 2022-02-22 14:22:22-05 as PostgreSQL-epoch microseconds (RFC 9562 appendix A).
@@ -333,6 +317,7 @@ mod unit_tests {
         let b = v7_at_ns(ns, u64::MAX);
         assert_eq!(extract_version(&b), Some(7));
         assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+        let b = b.as_bytes();
         let fraction = ((b[6] as u16 & 0x0f) << 8) | b[7] as u16;
         assert_eq!(fraction, 4095);
         assert_eq!(b[8] & 0xc0, 0x80);
@@ -344,6 +329,7 @@ mod unit_tests {
         let b = v7_random_tail(1_645_557_742_000, 0xffff_fabc, 0);
         assert_eq!(extract_version(&b), Some(7));
         assert_eq!(extract_timestamp_pg_us(&b), Some(RFC_EXAMPLE_PG_US));
+        let b = b.as_bytes();
         assert_eq!(((b[6] as u16 & 0x0f) << 8) | b[7] as u16, 0xabc);
     }
 
@@ -358,8 +344,8 @@ mod unit_tests {
     fn v4_layout() {
         let b = v4([0xff; 16]);
         assert_eq!(extract_version(&b), Some(4));
-        assert_eq!(b[6], 0x4f);
-        assert_eq!(b[8], 0xbf);
+        assert_eq!(b.as_bytes()[6], 0x4f);
+        assert_eq!(b.as_bytes()[8], 0xbf);
     }
 
     #[test]
@@ -373,8 +359,11 @@ mod unit_tests {
             .chain((0..10_000).map(|i| start + i * 100));
         for now in readings {
             let b = v7_at_ns(clock.next(now), 0);
-            assert!(b[..8] > prev[..], "time bits must strictly increase");
-            prev.copy_from_slice(&b[..8]);
+            assert!(
+                b.as_bytes()[..8] > prev[..],
+                "time bits must strictly increase"
+            );
+            prev.copy_from_slice(&b.as_bytes()[..8]);
         }
     }
 
@@ -396,5 +385,86 @@ mod unit_tests {
         let (ms, sub) = v7_shifted_parts(ns, ns_to_pg_us(ns)).unwrap();
         assert_eq!(ms as i64, ns / NS_PER_MS);
         assert_eq!(sub as i64, ns % NS_PER_MS);
+    }
+
+    /// The `uuid` crate and keybench (PostgreSQL 18's semantics) agree on version, timestamp and
+    /// text for every RFC 9562 UUID of versions 1 and 7, and differ exactly where PostgreSQL does:
+    /// other variants (no version, no timestamp) and version 6 (no timestamp).
+    #[test]
+    fn agrees_with_the_uuid_crate() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834_u128;
+        for i in 0..20_000u32 {
+            // xorshift over all 128 bits, and every version nibble and variant in turn
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut b = x.to_be_bytes();
+            b[6] = (b[6] & 0x0f) | ((i % 16) as u8) << 4;
+            b[8] = (b[8] & 0x3f) | (((i / 16) % 4) as u8) << 6;
+            let id = Uuid::from_bytes(b);
+            let rfc = id.get_variant() == Variant::RFC4122;
+            assert_eq!(rfc, b[8] & 0xc0 == 0x80);
+            assert_eq!(extract_version(&id), rfc.then_some((i % 16) as i16));
+            let ours = extract_timestamp_pg_us(&id);
+            match (rfc, i % 16) {
+                (true, 7) => {
+                    let (secs, nanos) = id.get_timestamp().unwrap().to_unix();
+                    assert_eq!(nanos % 1_000_000, 0);
+                    let ms = u64::from_be_bytes([0, 0, b[0], b[1], b[2], b[3], b[4], b[5]]);
+                    assert_eq!(secs * 1000 + (nanos / 1_000_000) as u64, ms);
+                    assert_eq!(ours, Some(ms as i64 * 1000 - PG_UNIX_EPOCH_OFFSET_US));
+                }
+                (true, 1) => {
+                    let (ticks, _) = id.get_timestamp().unwrap().to_gregorian();
+                    assert_eq!(ours, Some((ticks / 10) as i64 - GREGORIAN_TO_PG_EPOCH_US));
+                }
+                (true, 6) => {
+                    assert!(id.get_timestamp().is_some());
+                    assert_eq!(ours, None, "PostgreSQL 18 reads no timestamp from v6");
+                }
+                _ => assert_eq!(ours, None),
+            }
+            let mut text = Vec::new();
+            write_text(&id, &mut text);
+            assert_eq!(parse(std::str::from_utf8(&text).unwrap()), id);
+            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            let expected = format!(
+                "{}-{}-{}-{}-{}",
+                &hex[..8],
+                &hex[8..12],
+                &hex[12..16],
+                &hex[16..20],
+                &hex[20..]
+            );
+            assert_eq!(text, expected.as_bytes());
+        }
+    }
+
+    /// A version 1 UUID from before 1970 (ticks below the Unix epoch's): the crate's Unix form
+    /// wraps there, its tick count does not, and keybench gives PostgreSQL's answer.
+    #[test]
+    fn v1_before_1970() {
+        // 1582-10-15 00:00:00.0000001 (one tick after the Gregorian epoch)
+        let id = Builder::from_gregorian_timestamp(1, 0, &[0; 6]).into_uuid();
+        assert_eq!(extract_version(&id), Some(1));
+        assert_eq!(
+            extract_timestamp_pg_us(&id),
+            Some(-GREGORIAN_TO_PG_EPOCH_US)
+        );
+    }
+
+    #[test]
+    fn builders_set_version_and_variant() {
+        for id in [
+            v7_at_ns(0, 0),
+            v7_random_tail(0, 0, 0),
+            v4([0; 16]),
+            v7_at_ns(i64::MAX / 2, u64::MAX),
+            v4([0xff; 16]),
+        ] {
+            assert_eq!(id.get_variant(), Variant::RFC4122);
+        }
+        assert_eq!(v7_at_ns(0, u64::MAX).get_version(), Some(Version::SortRand));
+        assert_eq!(v4([0xff; 16]).get_version(), Some(Version::Random));
     }
 }

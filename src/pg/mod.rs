@@ -1,11 +1,13 @@
 //! PostgreSQL glue shared by the rest: ERRORs with SQLSTATEs, SPI, settings, shared memory.
 //!
+//! - [`datum`]: the `uuid` crate's Uuid as a SQL result
 //! - [`error`]: `ereport` with a SQLSTATE, NULL-argument checks
 //! - [`spi`]: SPI helpers
 //! - [`guc`]: keybench's settings (`keybench.*`)
 //! - [`shmem`]: the shared Snowflake counter (preloaded, or through the DSM registry on 17+)
 //! - `scratch`: text results without a heap allocation per call
 
+pub mod datum;
 pub mod error;
 pub mod guc;
 pub(crate) mod scratch;

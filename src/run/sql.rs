@@ -526,7 +526,7 @@ fn write_key(kind: Kind, line: &mut Vec<u8>) {
             crate::generators::uuid::write_text(&crate::generators::uuid::next_v4(), line)
         }
         Kind::UlidUuid => crate::generators::uuid::write_text(
-            &crate::generators::ulid::next_ulid().to_be_bytes(),
+            &::uuid::Uuid::from_u128(crate::generators::ulid::next_ulid()),
             line,
         ),
         Kind::Ulid => line.extend_from_slice(&crate::generators::ulid::encode(
