@@ -6,9 +6,11 @@
 //! - [`snowflake`]: 64-bit Snowflake ids from a counter shared by all backends
 //!   ([`crate::pg::shmem`])
 //! - [`nanoid`]: nanoid over any alphabet, without modulo bias
+//! - [`bounds`]: the smallest and largest id of a millisecond, for ranges and partition bounds
 //! - [`rng`], [`clock`]: the random stream (fork-safe) and the clock (with the session's
 //!   experiment knobs) they draw from
 
+pub mod bounds;
 pub mod clock;
 pub mod nanoid;
 pub mod rng;

@@ -181,7 +181,7 @@ impl crate::pg::error::SqlError for UlidError {
     }
 }
 
-pub(crate) use sql::next_ulid;
+pub(crate) use sql::{next_ulid, UlidText};
 
 /// The SQL functions.
 mod sql {
@@ -248,7 +248,7 @@ mod sql {
 
     use crate::pg::datum::UuidDatum;
     use ::uuid::Uuid;
-    use ret::UlidText;
+    pub(crate) use ret::UlidText;
 
     /// The text return type, which writes a ULID straight into the palloc'd result: no scratch buffer, no
     /// intermediate copy, no `PgMemoryContexts` dispatch.

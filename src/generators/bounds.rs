@@ -1,0 +1,297 @@
+//! Id ↔ time boundaries of the time-ordered kinds: the smallest and the largest id that any
+//! generator can give in the millisecond of a timestamp. Every id whose encoded millisecond is
+//! that one lies between the two (inclusive), and the ids of the milliseconds either side lie
+//! outside, so `WHERE id >= uuidv7_floor(t0) AND id <= uuidv7_ceil(t1)` selects exactly the ids
+//! of the milliseconds from t0's to t1's, as an index range scan, and partition bounds can be
+//! written as floors.
+//!
+//! The encoded millisecond is the one the id carries: the generation instant, unless a clock that
+//! never repeats ran ahead of the wall clock (uuidv7 after a clock step back or at more than 4,096
+//! ids per millisecond in a backend; snowflake_id at more than 4,096 ids per millisecond on a
+//! node), and `shift`ed or `_at` ids carry the time they were given.
+
+use crate::generators::snowflake::{self, Parts};
+use crate::generators::ulid;
+use crate::generators::uuid::{self as uuid7, PG_UNIX_EPOCH_OFFSET_US, V7_MAX_UNIX_MS};
+use ::uuid::Uuid;
+
+/// A timestamp outside what a kind's time field can hold.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("timestamp {ts} is out of range for {kind}")]
+pub struct OutOfRange {
+    /// The timestamp as PostgreSQL prints it.
+    pub ts: String,
+    pub kind: &'static str,
+    /// The range the kind holds, for the DETAIL.
+    pub range: &'static str,
+}
+
+impl crate::pg::error::SqlError for OutOfRange {
+    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
+        pgrx::PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW
+    }
+    fn detail(&self) -> Option<String> {
+        Some(format!(
+            "The time field of {} holds {}.",
+            self.kind, self.range
+        ))
+    }
+}
+
+const MS_48_RANGE: &str =
+    "milliseconds from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC (48 bits)";
+const SNOWFLAKE_RANGE: &str =
+    "milliseconds from 2010-11-04 01:42:54.657 UTC to 2080-07-10 17:30:30.208 UTC (41 bits)";
+
+/// The Unix millisecond containing `pg_us` (PostgreSQL-epoch microseconds), if a 48-bit
+/// millisecond field (UUID v7, ULID) holds it. Infinite timestamps are out of range.
+pub fn unix_ms_48(pg_us: i64) -> Option<u64> {
+    let ms = (pg_us as i128 + PG_UNIX_EPOCH_OFFSET_US as i128).div_euclid(1000);
+    (0..=V7_MAX_UNIX_MS as i128)
+        .contains(&ms)
+        .then_some(ms as u64)
+}
+
+/// The Snowflake timestamp (milliseconds since its epoch) containing `pg_us`, if 41 bits hold it.
+pub fn snowflake_ms(pg_us: i64) -> Option<u64> {
+    let unix_ms = (pg_us as i128 + PG_UNIX_EPOCH_OFFSET_US as i128).div_euclid(1000);
+    let ms = unix_ms - snowflake::EPOCH_UNIX_MS as i128;
+    (0..=snowflake::MAX_TIMESTAMP as i128)
+        .contains(&ms)
+        .then_some(ms as u64)
+}
+
+/// The smallest UUID v7 of Unix millisecond `ms`: fraction and random bits all zero.
+pub fn uuidv7_floor(ms: u64) -> Uuid {
+    uuid7::v7_random_tail(ms, 0, 0)
+}
+
+/// The largest UUID v7 of Unix millisecond `ms`: fraction and random bits all one.
+pub fn uuidv7_ceil(ms: u64) -> Uuid {
+    uuid7::v7_random_tail(ms, 0x0fff, u64::MAX)
+}
+
+/// The smallest ULID of Unix millisecond `ms` (128 bits): random part zero.
+pub fn ulid_floor(ms: u64) -> u128 {
+    ulid::from_parts(ms, 0)
+}
+
+/// The largest ULID of Unix millisecond `ms` (128 bits): random part all one.
+pub fn ulid_ceil(ms: u64) -> u128 {
+    ulid::from_parts(ms, u128::MAX)
+}
+
+/// The smallest Snowflake id of Snowflake millisecond `ms`: node 0, sequence 0.
+pub fn snowflake_floor(ms: u64) -> i64 {
+    snowflake::pack(Parts {
+        timestamp: ms,
+        node: 0,
+        sequence: 0,
+    })
+}
+
+/// The largest Snowflake id of Snowflake millisecond `ms`: the last node's last sequence.
+pub fn snowflake_ceil(ms: u64) -> i64 {
+    snowflake::pack(Parts {
+        timestamp: ms,
+        node: snowflake::MAX_NODE,
+        sequence: snowflake::MAX_SEQUENCE,
+    })
+}
+
+mod sql {
+    use super::*;
+    use crate::generators::ulid::UlidText;
+    use crate::pg::datum::UuidDatum;
+    use crate::pg::error::raise;
+    use pgrx::datum::TimestampWithTimeZone;
+    use pgrx::prelude::*;
+
+    fn ms_48(ts: TimestampWithTimeZone, kind: &'static str) -> u64 {
+        unix_ms_48(ts.into_inner()).unwrap_or_else(|| {
+            raise(OutOfRange {
+                ts: ts.to_string(),
+                kind,
+                range: MS_48_RANGE,
+            })
+        })
+    }
+
+    fn ms_41(ts: TimestampWithTimeZone) -> u64 {
+        snowflake_ms(ts.into_inner()).unwrap_or_else(|| {
+            raise(OutOfRange {
+                ts: ts.to_string(),
+                kind: "Snowflake ids",
+                range: SNOWFLAKE_RANGE,
+            })
+        })
+    }
+
+    /// The smallest UUID version 7 of the millisecond of `ts`: every uuidv7 of that millisecond
+    /// (keybench's, PostgreSQL 18's, any RFC 9562 generator's) is at least this, every one of an
+    /// earlier millisecond is less. For range predicates and partition bounds.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn uuidv7_floor(ts: TimestampWithTimeZone) -> UuidDatum {
+        UuidDatum(super::uuidv7_floor(ms_48(ts, "UUID version 7")))
+    }
+
+    /// The largest UUID version 7 of the millisecond of `ts`: every uuidv7 of that millisecond is
+    /// at most this, every one of a later millisecond is greater.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn uuidv7_ceil(ts: TimestampWithTimeZone) -> UuidDatum {
+        UuidDatum(super::uuidv7_ceil(ms_48(ts, "UUID version 7")))
+    }
+
+    /// The smallest ULID (text) of the millisecond of `ts`. Compare ULID text with the "C"
+    /// collation (or a column declared COLLATE "C"), as the ULID spec's order is byte order.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_floor(ts: TimestampWithTimeZone) -> UlidText {
+        UlidText(super::ulid_floor(ms_48(ts, "ULID")))
+    }
+
+    /// The largest ULID (text) of the millisecond of `ts`.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_ceil(ts: TimestampWithTimeZone) -> UlidText {
+        UlidText(super::ulid_ceil(ms_48(ts, "ULID")))
+    }
+
+    /// The smallest ULID stored as uuid (ulid_uuid()) of the millisecond of `ts`.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_uuid_floor(ts: TimestampWithTimeZone) -> UuidDatum {
+        UuidDatum(Uuid::from_u128(super::ulid_floor(ms_48(ts, "ULID"))))
+    }
+
+    /// The largest ULID stored as uuid (ulid_uuid()) of the millisecond of `ts`.
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn ulid_uuid_ceil(ts: TimestampWithTimeZone) -> UuidDatum {
+        UuidDatum(Uuid::from_u128(super::ulid_ceil(ms_48(ts, "ULID"))))
+    }
+
+    /// The smallest Snowflake id of the millisecond of `ts` (node 0, sequence 0).
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn snowflake_floor(ts: TimestampWithTimeZone) -> i64 {
+        super::snowflake_floor(ms_41(ts))
+    }
+
+    /// The largest Snowflake id of the millisecond of `ts` (node 1023, sequence 4095).
+    #[pg_extern(immutable, strict, parallel_safe)]
+    fn snowflake_ceil(ts: TimestampWithTimeZone) -> i64 {
+        super::snowflake_ceil(ms_41(ts))
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod unit_tests {
+    use super::*;
+
+    const MAX_48: u64 = V7_MAX_UNIX_MS as u64;
+
+    /// Every UUID v7 a generator can give in millisecond `ms`, at the extremes of its free bits.
+    fn v7_extremes(ms: u64) -> [Uuid; 6] {
+        [
+            uuid7::v7_from_parts(ms, 0, 0),
+            uuid7::v7_from_parts(ms, 999_999, u64::MAX),
+            uuid7::v7_random_tail(ms, 0, 0),
+            uuid7::v7_random_tail(ms, u32::MAX, u64::MAX),
+            uuid7::v7_from_parts(ms, 500_000, 0x1234_5678_9abc_def0),
+            uuid7::v7_at_ns(ms as i64 * 1_000_000 + 999_999, u64::MAX),
+        ]
+    }
+
+    #[test]
+    fn uuidv7_bounds_are_exact() {
+        for ms in [0, 1, 1_700_000_000_000, MAX_48 - 1, MAX_48] {
+            let (lo, hi) = (uuidv7_floor(ms), uuidv7_ceil(ms));
+            for id in v7_extremes(ms) {
+                assert!(lo <= id && id <= hi, "{id} outside [{lo}, {hi}]");
+            }
+            assert_eq!(lo, uuid7::v7_random_tail(ms, 0, 0));
+            assert_eq!(uuid7::extract_version(&lo), Some(7));
+            assert_eq!(uuid7::extract_version(&hi), Some(7));
+            if ms > 0 {
+                for id in v7_extremes(ms - 1) {
+                    assert!(id < lo);
+                }
+                assert!(uuidv7_ceil(ms - 1) < lo);
+            }
+            if ms < MAX_48 {
+                for id in v7_extremes(ms + 1) {
+                    assert!(id > hi);
+                }
+            }
+        }
+        assert_eq!(
+            uuidv7_floor(0).to_string(),
+            "00000000-0000-7000-8000-000000000000"
+        );
+        assert_eq!(
+            uuidv7_ceil(MAX_48).to_string(),
+            "ffffffff-ffff-7fff-bfff-ffffffffffff"
+        );
+    }
+
+    #[test]
+    fn ulid_bounds_are_exact() {
+        for ms in [0, 1, 1_700_000_000_000, MAX_48 - 1, MAX_48] {
+            let (lo, hi) = (ulid_floor(ms), ulid_ceil(ms));
+            assert_eq!(ulid::timestamp_ms(lo), ms);
+            assert_eq!(ulid::timestamp_ms(hi), ms);
+            assert_eq!(hi - lo, (1u128 << 80) - 1);
+            // Text order is value order (Crockford base32, fixed width).
+            assert!(ulid::encode(lo) <= ulid::encode(hi));
+            if ms > 0 {
+                assert_eq!(ulid_ceil(ms - 1) + 1, lo);
+                assert!(ulid::encode(ulid_ceil(ms - 1)) < ulid::encode(lo));
+            }
+        }
+        assert_eq!(&ulid::encode(ulid_floor(0)), b"00000000000000000000000000");
+        assert_eq!(
+            &ulid::encode(ulid_ceil(MAX_48)),
+            b"7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+        );
+    }
+
+    #[test]
+    fn snowflake_bounds_are_exact() {
+        let max = snowflake::MAX_TIMESTAMP;
+        for ms in [0, 1, 400_000_000_000, max - 1, max] {
+            let (lo, hi) = (snowflake_floor(ms), snowflake_ceil(ms));
+            for node in [0, 1, snowflake::MAX_NODE] {
+                for sequence in [0, 7, snowflake::MAX_SEQUENCE] {
+                    let id = snowflake::pack(Parts {
+                        timestamp: ms,
+                        node,
+                        sequence,
+                    });
+                    assert!(lo <= id && id <= hi);
+                }
+            }
+            if ms > 0 {
+                assert_eq!(snowflake_ceil(ms - 1) + 1, lo);
+            }
+            assert!(lo >= 0 && hi >= 0);
+        }
+        assert_eq!(snowflake_ceil(max), i64::MAX);
+    }
+
+    #[test]
+    fn millisecond_of_a_timestamp() {
+        let epoch = -PG_UNIX_EPOCH_OFFSET_US; // 1970-01-01 as PostgreSQL-epoch microseconds
+        assert_eq!(unix_ms_48(epoch), Some(0));
+        assert_eq!(unix_ms_48(epoch + 999), Some(0));
+        assert_eq!(unix_ms_48(epoch + 1000), Some(1));
+        assert_eq!(unix_ms_48(epoch - 1), None);
+        let last = epoch + MAX_48 as i64 * 1000;
+        assert_eq!(unix_ms_48(last + 999), Some(MAX_48));
+        assert_eq!(unix_ms_48(last + 1000), None);
+        assert_eq!(unix_ms_48(i64::MAX), None); // 'infinity'
+        assert_eq!(unix_ms_48(i64::MIN), None); // '-infinity'
+        let sf_epoch = epoch + snowflake::EPOCH_UNIX_MS * 1000;
+        assert_eq!(snowflake_ms(sf_epoch), Some(0));
+        assert_eq!(snowflake_ms(sf_epoch - 1), None);
+        let sf_last = sf_epoch + snowflake::MAX_TIMESTAMP as i64 * 1000;
+        assert_eq!(snowflake_ms(sf_last + 999), Some(snowflake::MAX_TIMESTAMP));
+        assert_eq!(snowflake_ms(sf_last + 1000), None);
+        assert_eq!(snowflake_ms(i64::MAX), None);
+    }
+}
