@@ -40,14 +40,14 @@ sock_head="$PGHOST -p $PGPORT"
 # q "SOCKET_DIR -p PORT" SQL
 q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -h $1 -c "$2"; }
 for s in "$sock_head" "$sock_base"; do q "$s" "CREATE EXTENSION keybench" >/dev/null; done
-q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)"
+q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)" >/dev/null
 for ((i = 1; i <= pairs; i++)); do
   if ((i % 2)); then order="head base"; else order="base head"; fi
   for side in $order; do
     sock=sock_$side
     q "${!sock}" "SELECT format('(%s, %L, %L, %L, %s, %s)', $i, '$side', generator, provider, ns_per_call, net_ns_per_call)
                   FROM keybench_generator_cost($calls, $rounds)" | paste -sd, \
-      | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows"; }
+      | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
   done
 done
 echo "-- PostgreSQL $(q "$sock_head" "SHOW server_version"), $calls calls x $rounds rounds per measurement, $pairs alternating pairs"
