@@ -1,0 +1,114 @@
+//! Transactions and usage: run a closure in its own transaction (an ERROR caught and returned),
+//! the backend's WAL and buffer counters, a relation's block counters and size, the clock.
+
+use super::counters::Counters;
+use pgrx::prelude::*;
+use std::panic::AssertUnwindSafe;
+
+/// An ERROR caught in a worker: its message (with its detail) and SQLSTATE.
+#[derive(Debug, Clone)]
+pub(super) struct Failure {
+    pub(super) message: String,
+    pub(super) sqlstate: i32,
+}
+
+pub(super) fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
+    use pgrx::pg_sys::panic::CaughtError::*;
+    let r = match e {
+        PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
+    };
+    let message = match r.detail() {
+        Some(d) if !d.is_empty() => format!("{} ({d})", r.message()),
+        _ => r.message().to_string(),
+    };
+    Failure {
+        message,
+        sqlstate: r.sql_error_code() as isize as i32,
+    }
+}
+
+/// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
+/// the error returned.
+pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
+    PgTryBuilder::new(AssertUnwindSafe(move || unsafe {
+        pg_sys::SetCurrentStatementStartTimestamp();
+        pg_sys::StartTransactionCommand();
+        pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+        let r = f();
+        pg_sys::PopActiveSnapshot();
+        pg_sys::CommitTransactionCommand();
+        Ok(r)
+    }))
+    .catch_others(|e| {
+        unsafe { pg_sys::AbortCurrentTransaction() };
+        Err(caught(&e))
+    })
+    .execute()
+}
+
+/// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
+#[derive(Clone, Copy)]
+pub(super) struct Usage {
+    wal: pg_sys::WalUsage,
+    buf: pg_sys::BufferUsage,
+}
+
+pub(super) fn usage() -> Usage {
+    // SAFETY: plain reads of this backend's counters.
+    unsafe {
+        Usage {
+            wal: pg_sys::pgWalUsage,
+            buf: pg_sys::pgBufferUsage,
+        }
+    }
+}
+
+pub(super) fn delta(a: &Usage, b: &Usage) -> Counters {
+    Counters {
+        wal_bytes: (b.wal.wal_bytes - a.wal.wal_bytes) as i64,
+        wal_records: b.wal.wal_records - a.wal.wal_records,
+        wal_fpi: b.wal.wal_fpi - a.wal.wal_fpi,
+        shared_hit: b.buf.shared_blks_hit - a.buf.shared_blks_hit,
+        shared_read: b.buf.shared_blks_read - a.buf.shared_blks_read,
+        shared_dirtied: b.buf.shared_blks_dirtied - a.buf.shared_blks_dirtied,
+        shared_written: b.buf.shared_blks_written - a.buf.shared_blks_written,
+        index_blks_read: 0,
+        index_blks_hit: 0,
+    }
+}
+
+/// This transaction's block fetches and hits of one relation, from its pending statistics.
+pub(super) fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
+    unsafe {
+        let fetched = pgrx::direct_function_call::<i64>(
+            pg_sys::pg_stat_get_xact_blocks_fetched,
+            &[rel.into_datum()],
+        );
+        let hit = pgrx::direct_function_call::<i64>(
+            pg_sys::pg_stat_get_xact_blocks_hit,
+            &[rel.into_datum()],
+        );
+        (fetched.unwrap_or(0), hit.unwrap_or(0))
+    }
+}
+
+/// Size of a relation's main fork, as pg_relation_size() (without SPI).
+pub(super) fn relation_size(rel: pg_sys::Oid) -> i64 {
+    unsafe {
+        pgrx::direct_function_call::<i64>(
+            pg_sys::pg_relation_size,
+            &[rel.into_datum(), "main".into_datum()],
+        )
+    }
+    .unwrap_or(0)
+}
+
+pub(super) fn now_ns() -> i64 {
+    crate::generators::clock::realtime_ns()
+}
+
+pub(super) fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
+    (ns / 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US)
+        .try_into()
+        .expect("the clock is in timestamptz's range")
+}
