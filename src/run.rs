@@ -83,8 +83,9 @@ impl Kind {
             .find(|k| k.name() == s.trim().to_ascii_lowercase())
     }
 
-    pub fn from_u8(v: u8) -> Kind {
-        KINDS[v as usize % KINDS.len()]
+    /// The kind stored as `v` in [`Params`]; None for a value no kind has.
+    pub fn from_u8(v: u8) -> Option<Kind> {
+        KINDS.get(v as usize).copied()
     }
 
     /// The key column; `ext` is keybench's (quoted) schema.
@@ -150,8 +151,9 @@ impl Shape {
         }
     }
 
-    fn from_u8(v: u8) -> Shape {
-        [Shape::A, Shape::C, Shape::D][v as usize % 3]
+    /// The shape stored as `v` in [`Params`]; None for a value no shape has.
+    fn from_u8(v: u8) -> Option<Shape> {
+        [Shape::A, Shape::C, Shape::D].get(v as usize).copied()
     }
 
     fn columns(self) -> &'static str {
@@ -218,13 +220,16 @@ impl Method {
         }
     }
 
-    fn from_u8(v: u8) -> Method {
+    /// The method stored as `v` in [`Params`]; None for a value no method has.
+    fn from_u8(v: u8) -> Option<Method> {
         [
             Method::Insert,
             Method::Single,
             Method::Copy,
             Method::CopyKeys,
-        ][v as usize % 4]
+        ]
+        .get(v as usize)
+        .copied()
     }
 }
 
@@ -389,15 +394,22 @@ pub fn validate(
     })
 }
 
+/// A kind, shape or method in [`Params`] that [`validate`] cannot have written: a bug or a
+/// corrupted segment, never to be read as some other value. Panics (an ERROR in the server).
+#[cold]
+fn corrupt(what: &str, v: u8) -> ! {
+    panic!("keybench: a run's parameters hold {what} {v}, which is not a valid {what}")
+}
+
 impl Params {
     pub fn kind(&self) -> Kind {
-        Kind::from_u8(self.kind)
+        Kind::from_u8(self.kind).unwrap_or_else(|| corrupt("kind", self.kind))
     }
     pub fn shape(&self) -> Shape {
-        Shape::from_u8(self.shape)
+        Shape::from_u8(self.shape).unwrap_or_else(|| corrupt("shape", self.shape))
     }
     pub fn method(&self) -> Method {
-        Method::from_u8(self.method)
+        Method::from_u8(self.method).unwrap_or_else(|| corrupt("method", self.method))
     }
 
     /// The clock offset of client `i`: evenly spread over -clock_skew_ms..+clock_skew_ms.
@@ -666,6 +678,29 @@ mod unit_tests {
         let mut k = CopyRows::new(2, Shape::D, 1);
         let n = k.fill_with_key(&mut big, 1, |l| l.extend_from_slice(b"K\t"), &mut || 0);
         assert_eq!(&big[..n], b"K\tx\nK\tx\n");
+    }
+
+    #[test]
+    fn stored_values_round_trip_and_bad_ones_fail() {
+        for k in KINDS {
+            assert_eq!(Kind::from_u8(k as u8), Some(k));
+        }
+        assert_eq!(Kind::from_u8(KINDS.len() as u8), None);
+        assert_eq!(Kind::from_u8(255), None);
+        assert_eq!(Shape::from_u8(Shape::D as u8), Some(Shape::D));
+        assert_eq!(Shape::from_u8(3), None);
+        assert_eq!(
+            Method::from_u8(Method::CopyKeys as u8),
+            Some(Method::CopyKeys)
+        );
+        assert_eq!(Method::from_u8(4), None);
+        let mut params = p(10, 1);
+        params.kind = KINDS.len() as u8;
+        let e = std::panic::catch_unwind(|| params.kind()).unwrap_err();
+        assert_eq!(
+            e.downcast_ref::<String>().map(String::as_str),
+            Some("keybench: a run's parameters hold kind 10, which is not a valid kind")
+        );
     }
 
     #[test]
