@@ -515,7 +515,7 @@ mod shared;
 mod worker;
 mod xact;
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::copy::CopyRows;
     use super::*;

@@ -327,7 +327,7 @@ pub fn keybench_partition_lookup(
     TableIterator::new(out)
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 
