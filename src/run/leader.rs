@@ -4,7 +4,7 @@
 use super::shared::*;
 use super::*;
 use crate::pg::error::raise;
-use crate::pg::spi::{extension_schema, one as spi_one};
+use crate::pg::spi::{extension_oid, extension_schema};
 use pgrx::bgworkers::{
     BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime, DynamicBackgroundWorker,
 };
@@ -116,11 +116,7 @@ fn check_can_run(p: &Params) {
 /// then waits for the run, rather than taking the extension's tables in an order that deadlocks
 /// with the workers' inserts (keybench.batches, then keybench.runs through its foreign key).
 fn hold_extension() {
-    let oid: Option<pg_sys::Oid> = spi_one(
-        "SELECT (SELECT oid FROM pg_extension WHERE extname = 'keybench')",
-        &[],
-    );
-    let Some(oid) = oid else {
+    let Some(oid) = extension_oid() else {
         pgrx::error!("keybench: extension keybench is not installed");
     };
     // SAFETY: a heavyweight lock on a catalog object, released at the end of the transaction.
@@ -133,11 +129,7 @@ fn hold_extension() {
         )
     };
     // A DROP that committed before the lock was granted leaves nothing to run.
-    if spi_one::<bool>(
-        "SELECT EXISTS (SELECT FROM pg_extension WHERE oid = $1)",
-        &[oid.into()],
-    ) != Some(true)
-    {
+    if extension_oid() != Some(oid) {
         pgrx::ereport!(
             ERROR,
             PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
