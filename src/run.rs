@@ -515,6 +515,8 @@ mod shared;
 mod worker;
 mod xact;
 
+pub use counters::Counters;
+
 #[cfg(test)]
 mod unit_tests {
     use super::copy::CopyRows;

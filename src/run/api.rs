@@ -1,10 +1,11 @@
 //! The SQL-facing API of runs: keybench_run, keybench_compare and keybench_probe (keybench_cleanup
 //! and keybench_series are SQL, in sql/runs.sql), and how a [`RunError`] surfaces in SQL.
 
+use super::counters::delta;
 use super::leader::run;
 use super::shared::Summary;
 use super::worker::run_table_names;
-use super::xact::{delta, usage, xact_blocks};
+use super::xact::{usage, xact_blocks};
 use super::*;
 use crate::pg::error::{no_null_elements, raise, required, SqlError};
 use crate::pg::spi::{one as spi_one, run as spi_run};

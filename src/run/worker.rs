@@ -23,33 +23,31 @@ struct BatchRecord {
     index_bytes: i64,
 }
 
+/// The INSERT of one batch into keybench.batches: its own columns around the counters'.
+static INSERT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, {},
+            index_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${})",
+        Counters::COLUMNS.join(", "),
+        placeholders(8),
+        8 + COUNT
+    )
+});
+
 fn write_batch(run_id: i64, client: i32, batch_size: i64, r: &BatchRecord) {
-    let c = &r.counters;
-    spi_run(
-        "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, wal_bytes,
-            wal_records, wal_fpi, shared_hit, shared_read, shared_dirtied, shared_written, index_blks_read,
-            index_blks_hit, index_bytes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-        &[
-            run_id.into(),
-            r.batch.into(),
-            client.into(),
-            r.rows.into(),
-            (r.batch * batch_size).into(),
-            pg_timestamp(r.started_ns).into(),
-            r.elapsed_ms.into(),
-            c.wal_bytes.into(),
-            c.wal_records.into(),
-            c.wal_fpi.into(),
-            c.shared_hit.into(),
-            c.shared_read.into(),
-            c.shared_dirtied.into(),
-            c.shared_written.into(),
-            c.index_blks_read.into(),
-            c.index_blks_hit.into(),
-            r.index_bytes.into(),
-        ],
-    );
+    let mut args: Vec<pgrx::datum::DatumWithOid> = vec![
+        run_id.into(),
+        r.batch.into(),
+        client.into(),
+        r.rows.into(),
+        (r.batch * batch_size).into(),
+        pg_timestamp(r.started_ns).into(),
+        r.elapsed_ms.into(),
+    ];
+    args.extend(r.counters.values().map(Into::into));
+    args.push(r.index_bytes.into());
+    spi_run(&INSERT_BATCH, &args);
 }
 
 const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
@@ -281,74 +279,66 @@ fn finish(shared: &mut Shared) {
             let row = client
                 .select(
                     &format!(
-                        "SELECT count(*)::bigint, coalesce(sum(wal_bytes), 0)::bigint, coalesce(sum(wal_records), 0)::bigint,
-                            coalesce(sum(wal_fpi), 0)::bigint, coalesce(sum(shared_hit), 0)::bigint,
-                            coalesce(sum(shared_read), 0)::bigint, coalesce(sum(shared_dirtied), 0)::bigint,
-                            coalesce(sum(shared_written), 0)::bigint, coalesce(sum(index_blks_read), 0)::bigint,
-                            coalesce(sum(index_blks_hit), 0)::bigint,
+                        "SELECT count(*)::bigint, {},
                             (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint FROM keybench.runs WHERE run_id = $1),
                             (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1),
                             pg_relation_size($2::regclass), pg_relation_size($3)
-                         FROM keybench.batches WHERE run_id = $1"
+                         FROM keybench.batches WHERE run_id = $1",
+                        Counters::COLUMNS
+                            .map(|c| format!("coalesce(sum({c}), 0)::bigint"))
+                            .join(", ")
                     ),
                     Some(1),
                     &[run_id.into(), table.clone().into(), index.into()],
                 )?
                 .first();
             let g = |i: usize| row.get::<i64>(i).map(|v| v.unwrap_or(0));
+            let mut counters = [0; COUNT];
+            for (i, v) in counters.iter_mut().enumerate() {
+                *v = g(2 + i)?;
+            }
             Ok::<_, pgrx::spi::Error>(Summary {
                 run_id,
                 batches: g(1)?,
                 elapsed_ms,
-                counters: Counters {
-                    wal_bytes: g(2)?,
-                    wal_records: g(3)?,
-                    wal_fpi: g(4)?,
-                    shared_hit: g(5)?,
-                    shared_read: g(6)?,
-                    shared_dirtied: g(7)?,
-                    shared_written: g(8)?,
-                    index_blks_read: g(9)?,
-                    index_blks_hit: g(10)?,
-                },
-                lsn_delta: g(11)?,
-                checkpoints: g(12)?,
-                heap_bytes: g(13)?,
-                index_bytes: g(14)?,
+                counters: Counters::from_values(counters),
+                lsn_delta: g(2 + COUNT)?,
+                checkpoints: g(3 + COUNT)?,
+                heap_bytes: g(4 + COUNT)?,
+                index_bytes: g(5 + COUNT)?,
                 avg_leaf_density: d.avg_leaf_density,
                 leaf_fragmentation: d.leaf_fragmentation,
             })
         })
         .unwrap_or_else(|e| pgrx::error!("{e}"));
         let s = &totals;
-        let c = &s.counters;
+        let mut args: Vec<pgrx::datum::DatumWithOid> =
+            vec![run_id.into(), s.batches.into(), s.elapsed_ms.into()];
+        args.extend(s.counters.values().map(Into::into));
+        args.extend([
+            s.lsn_delta.into(),
+            s.checkpoints.into(),
+            s.heap_bytes.into(),
+            s.index_bytes.into(),
+            s.avg_leaf_density.into(),
+            s.leaf_fragmentation.into(),
+        ]);
+        let n = 4 + COUNT;
         spi_run(
-            "UPDATE keybench.runs SET status = 'done', finished_at = clock_timestamp(), batches = $2, elapsed_ms = $3,
-                rows_per_sec = rows / nullif($3 / 1000.0, 0), wal_bytes = $4, wal_records = $5, wal_fpi = $6,
-                shared_hit = $7, shared_read = $8, shared_dirtied = $9, shared_written = $10, index_blks_read = $11,
-                index_blks_hit = $12, lsn_delta = $13, checkpoints = $14, heap_bytes = $15, index_bytes = $16,
-                avg_leaf_density = $17, leaf_fragmentation = $18, table_name = CASE WHEN keep THEN table_name END
-             WHERE run_id = $1",
-            &[
-                run_id.into(),
-                s.batches.into(),
-                s.elapsed_ms.into(),
-                c.wal_bytes.into(),
-                c.wal_records.into(),
-                c.wal_fpi.into(),
-                c.shared_hit.into(),
-                c.shared_read.into(),
-                c.shared_dirtied.into(),
-                c.shared_written.into(),
-                c.index_blks_read.into(),
-                c.index_blks_hit.into(),
-                s.lsn_delta.into(),
-                s.checkpoints.into(),
-                s.heap_bytes.into(),
-                s.index_bytes.into(),
-                s.avg_leaf_density.into(),
-                s.leaf_fragmentation.into(),
-            ],
+            &format!(
+                "UPDATE keybench.runs SET status = 'done', finished_at = clock_timestamp(), batches = $2, elapsed_ms = $3,
+                    rows_per_sec = rows / nullif($3 / 1000.0, 0), {}, lsn_delta = ${n}, checkpoints = ${},
+                    heap_bytes = ${}, index_bytes = ${}, avg_leaf_density = ${}, leaf_fragmentation = ${},
+                    table_name = CASE WHEN keep THEN table_name END
+                 WHERE run_id = $1",
+                set_list(4),
+                n + 1,
+                n + 2,
+                n + 3,
+                n + 4,
+                n + 5
+            ),
+            &args,
         );
         if !p.keep {
             spi_run(&format!("DROP TABLE {table}"), &[]);

@@ -1,7 +1,6 @@
 //! Transactions and usage: run a closure in its own transaction (an ERROR caught and returned),
 //! the backend's WAL and buffer counters, a relation's block counters and size, the clock.
 
-use super::counters::Counters;
 use pgrx::prelude::*;
 use std::panic::AssertUnwindSafe;
 
@@ -49,8 +48,8 @@ pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
 /// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
 #[derive(Clone, Copy)]
 pub(super) struct Usage {
-    wal: pg_sys::WalUsage,
-    buf: pg_sys::BufferUsage,
+    pub(super) wal: pg_sys::WalUsage,
+    pub(super) buf: pg_sys::BufferUsage,
 }
 
 pub(super) fn usage() -> Usage {
@@ -60,20 +59,6 @@ pub(super) fn usage() -> Usage {
             wal: pg_sys::pgWalUsage,
             buf: pg_sys::pgBufferUsage,
         }
-    }
-}
-
-pub(super) fn delta(a: &Usage, b: &Usage) -> Counters {
-    Counters {
-        wal_bytes: (b.wal.wal_bytes - a.wal.wal_bytes) as i64,
-        wal_records: b.wal.wal_records - a.wal.wal_records,
-        wal_fpi: b.wal.wal_fpi - a.wal.wal_fpi,
-        shared_hit: b.buf.shared_blks_hit - a.buf.shared_blks_hit,
-        shared_read: b.buf.shared_blks_read - a.buf.shared_blks_read,
-        shared_dirtied: b.buf.shared_blks_dirtied - a.buf.shared_blks_dirtied,
-        shared_written: b.buf.shared_blks_written - a.buf.shared_blks_written,
-        index_blks_read: 0,
-        index_blks_hit: 0,
     }
 }
 
