@@ -300,6 +300,8 @@ mod sql {
             }
         }
 
+        // SAFETY: box_into returns through fcinfo a text datum or NULL, as pgrx's own BoxRet
+        // implementations do for a function declared to return text.
         unsafe impl BoxRet for UlidText {
             #[inline]
             unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
@@ -311,6 +313,8 @@ mod sql {
             }
         }
 
+        // SAFETY: box_into returns through fcinfo a uuid datum or NULL, as pgrx's own BoxRet
+        // implementations do for a function declared to return uuid.
         unsafe impl BoxRet for UlidUuid {
             #[inline]
             unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {

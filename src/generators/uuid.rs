@@ -239,6 +239,8 @@ mod sql {
             raise(Uuidv7Error::InfiniteShift);
         }
         let ns = next_ns();
+        // SAFETY: timestamptz_pl_interval takes a timestamptz and an interval datum, which these
+        // are, and returns a timestamptz (or raises an ERROR, on overflow).
         let shifted: pgrx::datum::TimestampWithTimeZone = unsafe {
             pgrx::direct_function_call(
                 pg_sys::timestamptz_pl_interval,

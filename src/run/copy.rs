@@ -134,40 +134,48 @@ pub(super) fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
         )
     });
     let lock = pg_sys::RowExclusiveLock as pg_sys::LOCKMODE;
+    // SAFETY: opens the run's table (its oid, looked up in this worker) with the lock an INSERT
+    // takes, inside the caller's transaction; closed below.
+    let rel = unsafe { pg_sys::table_open(table, lock) };
+    // SAFETY: a new parse state, freed below.
+    let pstate = unsafe { pg_sys::make_parsestate(std::ptr::null_mut()) };
+    // SAFETY: the open relation's range-table entry in that parse state, as COPY FROM builds it.
+    let nsitem = unsafe {
+        pg_sys::addRangeTableEntryForRelation(pstate, rel, lock, std::ptr::null_mut(), false, false)
+    };
+    // SAFETY: `nsitem` and its range-table entry were just made by PostgreSQL: INSERT is
+    // required, and checked (an ERROR if the role lacks it), as COPY FROM does.
+    #[cfg(any(feature = "pg14", feature = "pg15"))]
     unsafe {
-        let rel = pg_sys::table_open(table, lock);
-        let pstate = pg_sys::make_parsestate(std::ptr::null_mut());
-        let nsitem = pg_sys::addRangeTableEntryForRelation(
-            pstate,
-            rel,
-            lock,
-            std::ptr::null_mut(),
-            false,
-            false,
+        (*(*nsitem).p_rte).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
+        pg_sys::ExecCheckRTPerms((*pstate).p_rtable, true);
+    }
+    // SAFETY: as above, with the permission info PostgreSQL 16 and later keep apart.
+    #[cfg(not(any(feature = "pg14", feature = "pg15")))]
+    unsafe {
+        (*(*nsitem).p_perminfo).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
+        pg_sys::ExecCheckPermissions(
+            (*pstate).p_rtable,
+            pg_sys::lappend(std::ptr::null_mut(), (*nsitem).p_perminfo.cast()),
+            true,
         );
-        #[cfg(any(feature = "pg14", feature = "pg15"))]
-        {
-            (*(*nsitem).p_rte).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
-            pg_sys::ExecCheckRTPerms((*pstate).p_rtable, true);
-        }
-        #[cfg(not(any(feature = "pg14", feature = "pg15")))]
-        {
-            (*(*nsitem).p_perminfo).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
-            pg_sys::ExecCheckPermissions(
-                (*pstate).p_rtable,
-                pg_sys::lappend(std::ptr::null_mut(), (*nsitem).p_perminfo.cast()),
-                true,
-            );
-        }
-        let mut columns: *mut pg_sys::List = std::ptr::null_mut();
-        for c in p.copy_columns() {
-            let name = std::ffi::CString::new(c).expect("column names have no NUL");
-            columns = pg_sys::lappend(
+    }
+    let mut columns: *mut pg_sys::List = std::ptr::null_mut();
+    for c in p.copy_columns() {
+        let name = std::ffi::CString::new(c).expect("column names have no NUL");
+        // SAFETY: a palloc'd copy of the name, as a String node appended to a List (NULL is
+        // the empty list), both in the current memory context.
+        columns = unsafe {
+            pg_sys::lappend(
                 columns,
                 pg_sys::makeString(pg_sys::pstrdup(name.as_ptr())).cast(),
-            );
-        }
-        let cstate = pg_sys::BeginCopyFrom(
+            )
+        };
+    }
+    // SAFETY: COPY FROM the open relation, reading through `copy_source` (which reads
+    // COPY_SOURCE, set above) rather than a file, with the column list above and no options.
+    let cstate = unsafe {
+        pg_sys::BeginCopyFrom(
             pstate,
             rel,
             std::ptr::null_mut(),
@@ -176,9 +184,16 @@ pub(super) fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
             Some(copy_source),
             columns,
             std::ptr::null_mut(),
-        );
+        )
+    };
+    // SAFETY: the COPY begun above, run and ended once.
+    unsafe {
         pg_sys::CopyFrom(cstate);
         pg_sys::EndCopyFrom(cstate);
+    }
+    // SAFETY: the parse state made above, no longer used; the relation opened above, its lock
+    // kept until the end of the transaction, as after an INSERT.
+    unsafe {
         pg_sys::free_parsestate(pstate);
         pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
     }

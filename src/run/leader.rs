@@ -203,27 +203,37 @@ pub fn run(p: Params) -> Summary {
     hold_extension();
     let ext = extension_schema();
     let size = std::mem::size_of::<Shared>();
-    // SAFETY: a new segment of `size` bytes, zeroed (every field of Shared is valid as zeros)
-    // before it is filled in; the detach callback gets its address, valid while it is mapped.
-    let (seg, shared, handle) = unsafe {
-        let seg = pg_sys::dsm_create(size, 0);
-        let ptr = pg_sys::dsm_segment_address(seg).cast::<Shared>();
-        std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
-        let shared = &mut *ptr;
-        let handle = pg_sys::dsm_segment_handle(seg);
-        shared.params = p;
+    // SAFETY: a new segment of `size` bytes, owned by this transaction's resource owner.
+    let seg = unsafe { pg_sys::dsm_create(size, 0) };
+    // SAFETY: the new segment's mapping, `size` bytes, suitably aligned (a DSM mapping starts on
+    // a page boundary).
+    let ptr = unsafe { pg_sys::dsm_segment_address(seg).cast::<Shared>() };
+    // SAFETY: zeroing those `size` bytes makes a valid Shared (every field of it is valid as
+    // zeros), which no other process sees until a worker is started below.
+    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, size) };
+    // SAFETY: that Shared, not yet shared with anyone: the only reference to it.
+    let shared = unsafe { &mut *ptr };
+    // SAFETY: the segment created above.
+    let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
+    shared.params = p;
+    // SAFETY: reading this backend's database, user, pid and latch address, all set before any
+    // SQL function runs.
+    unsafe {
         shared.database = pg_sys::MyDatabaseId.to_u32();
         shared.user = pg_sys::GetUserId().to_u32();
-        shared.lock_key = handle as i32;
         shared.leader_pid = pg_sys::MyProcPid;
         shared.leader_latch = pg_sys::MyLatch as usize;
-        put_str(&mut shared.ext_schema, &ext);
-        shared
-            .workers_left
-            .store(p.clients as u32, Ordering::Release);
-        pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr));
-        (seg, &*ptr, handle)
-    };
+    }
+    shared.lock_key = handle as i32;
+    put_str(&mut shared.ext_schema, &ext);
+    shared
+        .workers_left
+        .store(p.clients as u32, Ordering::Release);
+    // SAFETY: the detach callback gets the segment's address, valid for as long as it is mapped,
+    // which is when the callback runs.
+    unsafe { pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr)) };
+    // From here on the workers share it: only shared references (atomics for what changes).
+    let shared: &Shared = shared;
     let clients = p.clients as usize;
     let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(clients);
     for i in 0..clients {

@@ -489,6 +489,7 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
         install_die_handler();
         pg_sys::BackgroundWorkerUnblockSignals();
     }
+    // SAFETY: attaching the segment whose handle the leader passed; NULL if it is gone.
     let seg = unsafe { pg_sys::dsm_attach(handle) };
     if seg.is_null() {
         return; // the leader is gone already, and with it the run
@@ -496,13 +497,16 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     // SAFETY: the leader laid out a Shared at the start of the segment, which stays mapped for
     // the life of this process.
     let ptr = unsafe { pg_sys::dsm_segment_address(seg).cast::<Shared>() };
+    // SAFETY: that Shared, initialised by the leader before it started any worker; what workers
+    // share in it is atomic, and the rest is written by one worker at a time (worker 0 during
+    // set-up, the last one out when finishing).
     let shared = unsafe { &mut *ptr };
     CLIENT.set(client);
     // SAFETY: registering a callback on the segment just attached.
     unsafe { pg_sys::on_dsm_detach(seg, Some(worker_detached), pg_sys::Datum::from(ptr)) };
-    shared.slots[client].attach(unsafe { pg_sys::MyProcPid }, unsafe {
-        pg_sys::MyLatch as usize
-    });
+    // SAFETY: reading this process's pid and the address of its latch, set before it started.
+    let (pid, latch) = unsafe { (pg_sys::MyProcPid, pg_sys::MyLatch as usize) };
+    shared.slots[client].attach(pid, latch);
     if client < JANITOR
         && shared.slots[client]
             .state

@@ -29,16 +29,25 @@ pub(super) fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
 /// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
 /// the error returned.
 pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
-    PgTryBuilder::new(AssertUnwindSafe(move || unsafe {
-        pg_sys::SetCurrentStatementStartTimestamp();
-        pg_sys::StartTransactionCommand();
-        pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+    PgTryBuilder::new(AssertUnwindSafe(move || {
+        // SAFETY: only workers call this, between their transactions: it starts one, with a
+        // snapshot for the statements of `f`.
+        unsafe {
+            pg_sys::SetCurrentStatementStartTimestamp();
+            pg_sys::StartTransactionCommand();
+            pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+        }
         let r = f();
-        pg_sys::PopActiveSnapshot();
-        pg_sys::CommitTransactionCommand();
+        // SAFETY: the snapshot pushed above, and the transaction started above, committed.
+        unsafe {
+            pg_sys::PopActiveSnapshot();
+            pg_sys::CommitTransactionCommand();
+        }
         Ok(r)
     }))
     .catch_others(|e| {
+        // SAFETY: an ERROR inside the transaction started above (or its commit): it is aborted,
+        // as PostgreSQL's error recovery would, and the worker goes on outside any transaction.
         unsafe { pg_sys::AbortCurrentTransaction() };
         Err(caught(&e))
     })
@@ -53,7 +62,7 @@ pub(super) struct Usage {
 }
 
 pub(super) fn usage() -> Usage {
-    // SAFETY: plain reads of this backend's counters.
+    // SAFETY: plain reads of this backend's own counters (process-local globals).
     unsafe {
         Usage {
             wal: pg_sys::pgWalUsage,
@@ -64,21 +73,25 @@ pub(super) fn usage() -> Usage {
 
 /// This transaction's block fetches and hits of one relation, from its pending statistics.
 pub(super) fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
-    unsafe {
-        let fetched = pgrx::direct_function_call::<i64>(
+    // SAFETY: the SQL functions pg_stat_get_xact_blocks_fetched(oid) and
+    // pg_stat_get_xact_blocks_hit(oid), called with the oid datum they take; they return a bigint.
+    let fetched = unsafe {
+        pgrx::direct_function_call::<i64>(
             pg_sys::pg_stat_get_xact_blocks_fetched,
             &[rel.into_datum()],
-        );
-        let hit = pgrx::direct_function_call::<i64>(
-            pg_sys::pg_stat_get_xact_blocks_hit,
-            &[rel.into_datum()],
-        );
-        (fetched.unwrap_or(0), hit.unwrap_or(0))
-    }
+        )
+    };
+    // SAFETY: as above.
+    let hit = unsafe {
+        pgrx::direct_function_call::<i64>(pg_sys::pg_stat_get_xact_blocks_hit, &[rel.into_datum()])
+    };
+    (fetched.unwrap_or(0), hit.unwrap_or(0))
 }
 
 /// Size of a relation's main fork, as pg_relation_size() (without SPI).
 pub(super) fn relation_size(rel: pg_sys::Oid) -> i64 {
+    // SAFETY: the SQL function pg_relation_size(regclass, text), called with the two datums it
+    // takes; it returns a bigint (NULL for a relation that is gone).
     unsafe {
         pgrx::direct_function_call::<i64>(
             pg_sys::pg_relation_size,
