@@ -1,4 +1,5 @@
--- The experiments' functions over runs: the cache cliff and its projection, migration, backfill, newest-row lookup.
+-- The experiments' functions over runs: the cache cliff and its projection, migration, backfill,
+-- the newest-row lookup.
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- Experiment D's cache cliff, measured from a run's batches: the rows loaded when the primary-key

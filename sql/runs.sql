@@ -1,4 +1,6 @@
--- keybench_run's schema: keybench.runs and keybench.batches, the progress view, keybench_cleanup and keybench_series.
+-- keybench_run's schema: keybench.runs and keybench.batches (their counter columns are
+-- src/run/counters.rs's, in order: a pg_test checks it), the progress view, keybench_cleanup and
+-- keybench_series.
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- keybench_run's results, one row per run and one per batch, and the tables of kept runs.
