@@ -5,8 +5,8 @@
 //! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
 //!   keys
 //! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
-//! - [`experiments`]: generator cost, the studies' lookups, deletion and reload, reproduction,
-//!   charts
+//! - [`experiments`]: generator cost, the studies' lookups, charts (the experiments written in
+//!   SQL, deletion and reload and reproduction among them, are in `sql/`)
 //! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory
 //!
 //! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`; this crate holds what needs
@@ -22,10 +22,11 @@ pub mod run;
 
 ::pgrx::pg_module_magic!();
 
-// The install script's SQL, in sql/ (none of these files is an upgrade script, which `cargo pgrx
-// install` would copy: those are named keybench--A--B.sql), in the order it runs: keybench_run's
-// schema and tables, the experiments' functions over runs, the studies, and last (after every
-// function pgrx generates) the least-privilege REVOKEs.
+// The install script's SQL, in sql/. None of these files is an upgrade script (`cargo pgrx
+// install` and `package` copy only sql/keybench--A--B.sql; these are compiled in). pgrx orders
+// them by `requires`: keybench_run's schema and tables, then the experiments' functions over runs,
+// then the studies (the sequence has no dependency), all before the functions pgrx generates; the
+// least-privilege REVOKEs run last (`finalize`).
 extension_sql_file!("../sql/runs.sql", name = "run_schema");
 extension_sql_file!("../sql/cost_sequence.sql", name = "cost_sequence");
 extension_sql_file!(
