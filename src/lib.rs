@@ -5,8 +5,8 @@
 //! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
 //!   keys
 //! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
-//! - [`experiments`]: generator cost, the studies' lookups, deletion and reload, reproduction,
-//!   charts
+//! - [`experiments`]: generator cost, the studies' lookups, charts (the experiments written in
+//!   SQL, deletion and reload and reproduction among them, are in `sql/`)
 //! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory
 //!
 //! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`; this crate holds what needs
@@ -22,38 +22,27 @@ pub mod run;
 
 ::pgrx::pg_module_magic!();
 
-extension_sql!(
-    r#"
--- keybench_generator_cost() measures nextval() on a regular (WAL-logged) sequence, as an identity
--- column uses.
-CREATE SEQUENCE keybench_cost_seq;
-GRANT USAGE, UPDATE ON SEQUENCE keybench_cost_seq TO PUBLIC;
-"#,
-    name = "cost_sequence",
+// The install script's SQL, in sql/. None of these files is an upgrade script (`cargo pgrx
+// install` and `package` copy only sql/keybench--A--B.sql; these are compiled in). pgrx orders
+// them by `requires`: keybench_run's schema and tables, then the experiments' functions over runs,
+// then the studies (the sequence has no dependency), all before the functions pgrx generates; the
+// least-privilege REVOKEs run last (`finalize`).
+extension_sql_file!("../sql/runs.sql", name = "run_schema");
+extension_sql_file!("../sql/cost_sequence.sql", name = "cost_sequence");
+extension_sql_file!(
+    "../sql/experiments.sql",
+    name = "experiment_functions",
+    requires = ["run_schema"]
 );
-
-extension_sql!(
-    r#"
--- Least privilege: what starts background workers, creates tables, loads data or burns CPU is not
--- executable by PUBLIC (README: Privileges has the GRANTs that let a role use it). The generators,
--- decoders and read-only reports stay usable by every role.
-DO $$
-DECLARE
-  f regprocedure;
-BEGIN
-  FOR f IN SELECT p.oid FROM pg_proc p
-           JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'keybench'
-           WHERE p.proname IN ('keybench_run', 'keybench_compare', 'keybench_probe', 'keybench_migrate',
-                               'keybench_backfill', 'keybench_delete', 'keybench_reload',
-                               'keybench_partition_lookup', 'keybench_generator_cost',
-                               'keybench_reproduce', 'keybench_cleanup') LOOP
-    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
-  END LOOP;
-END $$;
-"#,
+extension_sql_file!(
+    "../sql/studies.sql",
+    name = "studies",
+    requires = ["run_schema", "experiment_functions"]
+);
+extension_sql_file!(
+    "../sql/least_privilege.sql",
     name = "least_privilege",
-    finalize,
+    finalize
 );
 
 #[pg_guard]

@@ -11,8 +11,18 @@
 //! If the leader goes away (cancel, statement_timeout, error, disconnect), its detach from the
 //! segment tells the workers, which abort and clean up: the run is marked cancelled and its table
 //! dropped unless kept.
-
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicUsize, Ordering};
+//!
+//! This file holds the run's parameters and their validation (pure Rust, unit tested); the rest
+//! is in run/:
+//!
+//! - `api`: the SQL-facing functions: keybench_run, keybench_compare, keybench_probe
+//!   (keybench_cleanup and keybench_series are SQL, in sql/runs.sql)
+//! - `leader`: the calling backend: checks, the segment, starting and waiting for the workers
+//! - `worker`: the background workers: set-up, loading batches, finishing the run
+//! - `shared`: the shared segment's layout, and waking and signalling the processes on it
+//! - `copy`: the COPY source (generated rows through COPY FROM's data-source callback)
+//! - `counters`: the counters each batch adds up
+//! - `xact`: transactions (ERRORs caught) and the backend's usage counters
 
 pub const MAX_CLIENTS: usize = 64;
 pub const MAX_ROWS: i64 = 1_000_000_000;
@@ -73,8 +83,9 @@ impl Kind {
             .find(|k| k.name() == s.trim().to_ascii_lowercase())
     }
 
-    pub fn from_u8(v: u8) -> Kind {
-        KINDS[v as usize % KINDS.len()]
+    /// The kind stored as `v` in [`Params`]; None for a value no kind has.
+    pub fn from_u8(v: u8) -> Option<Kind> {
+        KINDS.get(v as usize).copied()
     }
 
     /// The key column; `ext` is keybench's (quoted) schema.
@@ -140,8 +151,9 @@ impl Shape {
         }
     }
 
-    fn from_u8(v: u8) -> Shape {
-        [Shape::A, Shape::C, Shape::D][v as usize % 3]
+    /// The shape stored as `v` in [`Params`]; None for a value no shape has.
+    fn from_u8(v: u8) -> Option<Shape> {
+        [Shape::A, Shape::C, Shape::D].get(v as usize).copied()
     }
 
     fn columns(self) -> &'static str {
@@ -208,13 +220,16 @@ impl Method {
         }
     }
 
-    fn from_u8(v: u8) -> Method {
+    /// The method stored as `v` in [`Params`]; None for a value no method has.
+    fn from_u8(v: u8) -> Option<Method> {
         [
             Method::Insert,
             Method::Single,
             Method::Copy,
             Method::CopyKeys,
-        ][v as usize % 4]
+        ]
+        .get(v as usize)
+        .copied()
     }
 }
 
@@ -379,15 +394,22 @@ pub fn validate(
     })
 }
 
+/// A kind, shape or method in [`Params`] that [`validate`] cannot have written: a bug or a
+/// corrupted segment, never to be read as some other value. Panics (an ERROR in the server).
+#[cold]
+fn corrupt(what: &str, v: u8) -> ! {
+    panic!("keybench: a run's parameters hold {what} {v}, which is not a valid {what}")
+}
+
 impl Params {
     pub fn kind(&self) -> Kind {
-        Kind::from_u8(self.kind)
+        Kind::from_u8(self.kind).unwrap_or_else(|| corrupt("kind", self.kind))
     }
     pub fn shape(&self) -> Shape {
-        Shape::from_u8(self.shape)
+        Shape::from_u8(self.shape).unwrap_or_else(|| corrupt("shape", self.shape))
     }
     pub fn method(&self) -> Method {
-        Method::from_u8(self.method)
+        Method::from_u8(self.method).unwrap_or_else(|| corrupt("method", self.method))
     }
 
     /// The clock offset of client `i`: evenly spread over -clock_skew_ms..+clock_skew_ms.
@@ -467,97 +489,6 @@ impl Params {
     }
 }
 
-/// The counters one batch adds up.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Counters {
-    pub wal_bytes: i64,
-    pub wal_records: i64,
-    pub wal_fpi: i64,
-    pub shared_hit: i64,
-    pub shared_read: i64,
-    pub shared_dirtied: i64,
-    pub shared_written: i64,
-    pub index_blks_read: i64,
-    pub index_blks_hit: i64,
-}
-
-impl std::ops::AddAssign for Counters {
-    fn add_assign(&mut self, o: Counters) {
-        self.wal_bytes += o.wal_bytes;
-        self.wal_records += o.wal_records;
-        self.wal_fpi += o.wal_fpi;
-        self.shared_hit += o.shared_hit;
-        self.shared_read += o.shared_read;
-        self.shared_dirtied += o.shared_dirtied;
-        self.shared_written += o.shared_written;
-        self.index_blks_read += o.index_blks_read;
-        self.index_blks_hit += o.index_blks_hit;
-    }
-}
-
-/// Generated COPY text rows: `customer_id\tpayload\n` (or `payload\n` for shape D), served in
-/// whatever pieces COPY asks for.
-#[derive(Debug, Default)]
-pub struct CopyRows {
-    remaining: i64,
-    with_number: bool,
-    payload: Vec<u8>,
-    line: Vec<u8>,
-    pos: usize,
-}
-
-impl CopyRows {
-    pub fn new(rows: i64, shape: Shape, width: i32) -> Self {
-        CopyRows {
-            remaining: rows,
-            with_number: shape != Shape::D,
-            payload: vec![b'x'; width.max(0) as usize],
-            line: Vec::new(),
-            pos: 0,
-        }
-    }
-
-    /// Fill `out` (COPY asks for at least `_min` bytes; this fills it whole unless the rows run
-    /// out); `number` gives the random integer column of the next row. Returns the bytes written,
-    /// 0 at the end.
-    pub fn fill(&mut self, out: &mut [u8], min: usize, mut number: impl FnMut() -> u32) -> usize {
-        self.fill_with_key(out, min, |_| {}, &mut number)
-    }
-
-    /// [`fill`](Self::fill), with `key` appending each row's key (and its tab) first.
-    pub fn fill_with_key(
-        &mut self,
-        out: &mut [u8],
-        _min: usize,
-        mut key: impl FnMut(&mut Vec<u8>),
-        number: &mut impl FnMut() -> u32,
-    ) -> usize {
-        let mut n = 0;
-        while n < out.len() {
-            if self.pos == self.line.len() {
-                if self.remaining == 0 {
-                    break;
-                }
-                self.remaining -= 1;
-                self.line.clear();
-                key(&mut self.line);
-                if self.with_number {
-                    self.line.extend_from_slice(number().to_string().as_bytes());
-                    self.line.push(b'\t');
-                }
-                self.line.extend_from_slice(&self.payload);
-                self.line.push(b'\n');
-                self.pos = 0;
-            }
-            let k = (self.line.len() - self.pos).min(out.len() - n);
-            out[n..n + k].copy_from_slice(&self.line[self.pos..self.pos + k]);
-            self.pos += k;
-            n += k;
-        }
-        n
-    }
-}
-
 /// A NOTICE line for progress.
 pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
     let rate = if elapsed_s > 0.0 {
@@ -576,209 +507,19 @@ pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
     )
 }
 
-// ---------------------------------------------------------------------------------------------
-// Shared memory between the leader and its workers.
+mod api;
+mod copy;
+mod counters;
+mod leader;
+mod shared;
+mod worker;
+mod xact;
 
-pub const STATE_PENDING: u32 = 0;
-pub const STATE_READY: u32 = 1;
-pub const STATE_FAILED: u32 = 2;
+pub use counters::Counters;
 
-pub const FINISHED_NO: u32 = 0;
-pub const FINISHED_OK: u32 = 1;
-pub const FINISHED_FAILED: u32 = 2;
-pub const FINISHED_CANCELLED: u32 = 3;
-
-/// A worker slot no process has attached to yet.
-pub const SLOT_EMPTY: u32 = 0;
-/// A worker is attached and working.
-pub const SLOT_ATTACHED: u32 = 1;
-/// The slot's departure has been counted in `workers_left` (by the worker, by its exit
-/// callback, or by the leader for a worker that never started).
-pub const SLOT_GONE: u32 = 2;
-
-/// The client number of the clean-up worker the leader starts when no worker of a failed run is
-/// left to close it.
-pub const JANITOR: usize = MAX_CLIENTS;
-
-/// The advisory-lock class of keybench's runs: every process that works on a run holds
-/// `pg_advisory_lock_shared(RUN_LOCK_CLASS, lock_key)` for as long as it lives (`lock_key` is in
-/// keybench.runs, taken from the run's segment handle, so every worker can lock it before the run
-/// has an id). A run marked `running` whose lock is free has been abandoned (a crash, a restart,
-/// a killed worker) and keybench_cleanup() may close it.
-pub const RUN_LOCK_CLASS: i32 = 0x6b62_7275; // "kbru"
-
-/// What the finishing worker hands back to the leader.
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
-pub struct Summary {
-    pub run_id: i64,
-    pub batches: i64,
-    pub elapsed_ms: f64,
-    pub counters: Counters,
-    pub lsn_delta: i64,
-    pub checkpoints: i64,
-    pub heap_bytes: i64,
-    pub index_bytes: i64,
-    pub avg_leaf_density: f64,
-    pub leaf_fragmentation: f64,
-}
-
-/// One worker's place in the segment. A worker's pid is only ever signalled while `lock` is held,
-/// and a worker clears its pid under the same lock before it exits, so a signal can only reach
-/// the live worker, never a process that later got its pid.
-#[repr(C)]
-#[derive(Default)]
-pub struct Slot {
-    lock: AtomicU32,
-    pid: AtomicI32,
-    pub state: AtomicU32,
-    /// The address of the worker's process latch (in the main shared memory segment, which every
-    /// process maps at the same address).
-    latch: AtomicUsize,
-}
-
-impl Slot {
-    fn locked<R>(&self, f: impl FnOnce() -> R) -> R {
-        while self
-            .lock
-            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            std::hint::spin_loop();
-        }
-        let r = f();
-        self.lock.store(0, Ordering::Release);
-        r
-    }
-
-    /// Publish the calling worker's pid and latch.
-    pub fn attach(&self, pid: i32, latch: usize) {
-        self.locked(|| {
-            self.pid.store(pid, Ordering::Release);
-            self.latch.store(latch, Ordering::Release);
-        });
-    }
-
-    /// Withdraw the pid: no signal reaches this worker after this returns.
-    pub fn detach(&self) {
-        self.locked(|| self.pid.store(0, Ordering::Release));
-    }
-
-    /// Call `f(pid)` with the live worker's pid, if it is attached, while it cannot exit.
-    pub fn with_live_pid(&self, f: impl FnOnce(i32)) {
-        self.locked(|| {
-            let pid = self.pid.load(Ordering::Acquire);
-            if pid > 0 {
-                f(pid)
-            }
-        });
-    }
-
-    pub fn latch(&self) -> usize {
-        self.latch.load(Ordering::Acquire)
-    }
-
-    /// Count this slot's departure once: true for the caller that did.
-    pub fn depart(&self) -> bool {
-        let mut s = self.state.load(Ordering::Acquire);
-        while s != SLOT_GONE {
-            match self
-                .state
-                .compare_exchange(s, SLOT_GONE, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return true,
-                Err(seen) => s = seen,
-            }
-        }
-        false
-    }
-}
-
-#[repr(C)]
-pub struct Shared {
-    pub params: Params,
-    pub database: u32,
-    pub user: u32,
-    pub ext_schema: [u8; 256],
-    /// The second key of the run's liveness lock.
-    pub lock_key: i32,
-    /// The leader's pid and latch address, to wake it.
-    pub leader_pid: i32,
-    pub leader_latch: usize,
-    /// Set when the leader detaches: the run is to be abandoned.
-    pub leader_gone: AtomicU32,
-    pub setup: AtomicU32,
-    pub run_id: AtomicI64,
-    pub index_oid: AtomicU32,
-    pub load_start_ns: AtomicI64,
-    pub next_batch: AtomicI64,
-    pub rows_done: AtomicI64,
-    pub workers_left: AtomicU32,
-    pub finished: AtomicU32,
-    /// One slot per client, and the janitor's last.
-    pub slots: [Slot; MAX_CLIENTS + 1],
-    pub error_set: AtomicU32,
-    pub error_len: AtomicU32,
-    /// The SQLSTATE of that error (PostgreSQL's packed form).
-    pub error_code: AtomicI32,
-    /// Written once, by the worker that wins `error_set`; read after `error_len` is published.
-    pub error: std::cell::UnsafeCell<[u8; 1024]>,
-    pub table: [u8; 256],
-    pub summary: Summary,
-}
-
-fn put_str(dst: &mut [u8], s: &str) -> usize {
-    let n = s.len().min(dst.len());
-    dst[..n].copy_from_slice(&s.as_bytes()[..n]);
-    n
-}
-
-fn get_str(src: &[u8]) -> String {
-    let end = src.iter().position(|&b| b == 0).unwrap_or(src.len());
-    String::from_utf8_lossy(&src[..end]).into_owned()
-}
-
-impl Shared {
-    pub fn ext_schema(&self) -> String {
-        get_str(&self.ext_schema)
-    }
-    pub fn table(&self) -> String {
-        get_str(&self.table)
-    }
-    pub fn error(&self) -> String {
-        let n = self.error_len.load(Ordering::Acquire) as usize;
-        // SAFETY: the bytes below error_len were written before it was published (Release).
-        let buf = unsafe { &*self.error.get() };
-        String::from_utf8_lossy(&buf[..n.min(buf.len())]).into_owned()
-    }
-
-    /// Count slot `i`'s departure (once, by whoever comes first: the worker, its exit callback or
-    /// the leader); true when that was the last client.
-    pub fn depart(&self, i: usize) -> bool {
-        i < MAX_CLIENTS
-            && self.slots[i].depart()
-            && self.workers_left.fetch_sub(1, Ordering::AcqRel) == 1
-    }
-
-    /// Keep the first error of the run (later ones are consequences of it).
-    pub fn record_error(&self, message: &str, sqlstate: i32) {
-        if self
-            .error_set
-            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            self.error_code.store(sqlstate, Ordering::Release);
-            // SAFETY: only the process that won error_set writes the buffer.
-            let n = put_str(unsafe { &mut *self.error.get() }, message);
-            self.error_len.store(n as u32, Ordering::Release);
-        }
-    }
-}
-
-mod sql;
-
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
+    use super::copy::CopyRows;
     use super::*;
 
     fn p(rows: i64, batch: i64) -> Params {
@@ -939,6 +680,29 @@ mod unit_tests {
         let mut k = CopyRows::new(2, Shape::D, 1);
         let n = k.fill_with_key(&mut big, 1, |l| l.extend_from_slice(b"K\t"), &mut || 0);
         assert_eq!(&big[..n], b"K\tx\nK\tx\n");
+    }
+
+    #[test]
+    fn stored_values_round_trip_and_bad_ones_fail() {
+        for k in KINDS {
+            assert_eq!(Kind::from_u8(k as u8), Some(k));
+        }
+        assert_eq!(Kind::from_u8(KINDS.len() as u8), None);
+        assert_eq!(Kind::from_u8(255), None);
+        assert_eq!(Shape::from_u8(Shape::D as u8), Some(Shape::D));
+        assert_eq!(Shape::from_u8(3), None);
+        assert_eq!(
+            Method::from_u8(Method::CopyKeys as u8),
+            Some(Method::CopyKeys)
+        );
+        assert_eq!(Method::from_u8(4), None);
+        let mut params = p(10, 1);
+        params.kind = KINDS.len() as u8;
+        let e = std::panic::catch_unwind(|| params.kind()).unwrap_err();
+        assert_eq!(
+            e.downcast_ref::<String>().map(String::as_str),
+            Some("keybench: a run's parameters hold kind 10, which is not a valid kind")
+        );
     }
 
     #[test]

@@ -512,4 +512,35 @@ mod tests {
         ));
         assert!(ok);
     }
+
+    #[pg_test]
+    fn counter_columns_match_the_tables() {
+        // keybench.batches and keybench.runs (sql/runs.sql) spell the counters out; they must be
+        // the Rust definition's, in its order, one after the other, of its types.
+        use crate::run::Counters;
+        for table in ["keybench.batches", "keybench.runs"] {
+            let columns: Vec<(String, String)> = Spi::connect(|c| {
+                c.select(
+                    "SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+                     WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+                    None,
+                    &[table.into()],
+                )?
+                .map(|r| Ok((r.get::<String>(1)?.unwrap(), r.get::<String>(2)?.unwrap())))
+                .collect::<Result<_, pgrx::spi::Error>>()
+            })
+            .unwrap();
+            let first = columns
+                .iter()
+                .position(|(name, _)| name == Counters::COLUMNS[0])
+                .unwrap_or_else(|| panic!("{table} has no column {}", Counters::COLUMNS[0]));
+            let want: Vec<(String, String)> = Counters::COLUMNS
+                .iter()
+                .zip(Counters::SQL_TYPES)
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect();
+            let got = &columns[first..(first + want.len()).min(columns.len())];
+            assert_eq!(got, &want[..], "the counter columns of {table}");
+        }
+    }
 }

@@ -109,52 +109,61 @@ fn buffers() -> i64 {
 /// executor does not stop at the first match); returns how many rows were found.
 fn pass(table: &str, keys: &[pgrx::Uuid], mode: Mode) -> i64 {
     let mut found = 0i64;
-    // SAFETY: raw SPI inside a connection; every result table is freed at once, so that a long
-    // pass does not pile them up until the connection closes.
-    unsafe {
-        if pg_sys::SPI_connect() < 0 {
-            pgrx::error!("SPI_connect failed");
-        }
-        match mode {
-            Mode::Prepared => {
-                let q =
-                    std::ffi::CString::new(format!("SELECT payload FROM {table} WHERE id = $1"))
-                        .unwrap();
-                let mut argtype = pg_sys::UUIDOID;
-                let plan = pg_sys::SPI_prepare(q.as_ptr(), 1, &mut argtype);
-                if plan.is_null() {
-                    pgrx::error!("SPI_prepare failed");
-                }
-                let nulls = c" ".as_ptr() as *const std::ffi::c_char;
-                for k in keys {
-                    let mut d = k.into_datum().unwrap();
-                    let rc = pg_sys::SPI_execute_plan(plan, &mut d, nulls, false, 0);
-                    if rc != pg_sys::SPI_OK_SELECT as i32 {
-                        pgrx::error!("lookup failed: SPI code {rc}");
-                    }
-                    found += pg_sys::SPI_processed as i64;
-                    pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable);
-                    pg_sys::pfree(d.cast_mut_ptr());
-                }
-                pg_sys::SPI_freeplan(plan);
-            }
-            Mode::Simple => {
-                for k in keys {
-                    let q = std::ffi::CString::new(format!(
-                        "SELECT payload FROM {table} WHERE id = '{k}'"
-                    ))
-                    .unwrap();
-                    let rc = pg_sys::SPI_execute(q.as_ptr(), false, 0);
-                    if rc != pg_sys::SPI_OK_SELECT as i32 {
-                        pgrx::error!("lookup failed: SPI code {rc}");
-                    }
-                    found += pg_sys::SPI_processed as i64;
-                    pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable);
-                }
-            }
-        }
-        pg_sys::SPI_finish();
+    // Raw SPI inside a connection: every result table is freed at once, so that a long pass does
+    // not pile them up until the connection closes.
+    // SAFETY: a new SPI connection, closed at the end of this function.
+    if unsafe { pg_sys::SPI_connect() } < 0 {
+        pgrx::error!("SPI_connect failed");
     }
+    match mode {
+        Mode::Prepared => {
+            let q = std::ffi::CString::new(format!("SELECT payload FROM {table} WHERE id = $1"))
+                .unwrap();
+            let mut argtype = pg_sys::UUIDOID;
+            // SAFETY: a NUL-terminated query with one parameter, whose type is `argtype`.
+            let plan = unsafe { pg_sys::SPI_prepare(q.as_ptr(), 1, &mut argtype) };
+            if plan.is_null() {
+                pgrx::error!("SPI_prepare failed");
+            }
+            let nulls = c" ".as_ptr() as *const std::ffi::c_char;
+            for k in keys {
+                let mut d = k.into_datum().unwrap();
+                // SAFETY: the plan prepared above, with its one uuid datum, not NULL (`nulls`).
+                let rc = unsafe { pg_sys::SPI_execute_plan(plan, &mut d, nulls, false, 0) };
+                if rc != pg_sys::SPI_OK_SELECT as i32 {
+                    pgrx::error!("lookup failed: SPI code {rc}");
+                }
+                // SAFETY: the result of the SELECT just run: its row count read, its table freed.
+                unsafe {
+                    found += pg_sys::SPI_processed as i64;
+                    pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable);
+                }
+                // SAFETY: the palloc'd uuid made by into_datum above, no longer used.
+                unsafe { pg_sys::pfree(d.cast_mut_ptr()) };
+            }
+            // SAFETY: the plan prepared above, no longer used.
+            unsafe { pg_sys::SPI_freeplan(plan) };
+        }
+        Mode::Simple => {
+            for k in keys {
+                let q =
+                    std::ffi::CString::new(format!("SELECT payload FROM {table} WHERE id = '{k}'"))
+                        .unwrap();
+                // SAFETY: a NUL-terminated query, run in the connection opened above.
+                let rc = unsafe { pg_sys::SPI_execute(q.as_ptr(), false, 0) };
+                if rc != pg_sys::SPI_OK_SELECT as i32 {
+                    pgrx::error!("lookup failed: SPI code {rc}");
+                }
+                // SAFETY: the result of the SELECT just run: its row count read, its table freed.
+                unsafe {
+                    found += pg_sys::SPI_processed as i64;
+                    pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable);
+                }
+            }
+        }
+    }
+    // SAFETY: the connection opened above.
+    unsafe { pg_sys::SPI_finish() };
     found
 }
 
@@ -327,7 +336,7 @@ pub fn keybench_partition_lookup(
     TableIterator::new(out)
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 

@@ -2,10 +2,12 @@
 //!
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`lookup`]: experiment C's partitioned lookups
-//! - [`study`]: deletion and reload, keybench_reproduce
 //! - [`chart`]: SVG charts of runs' per-batch series
+//!
+//! The experiments written in SQL and PL/pgSQL (the cache cliff, migration, backfill, newest-row
+//! lookup; the studies: deletion and reload, keybench_reproduce) are in `sql/experiments.sql` and
+//! `sql/studies.sql`.
 
 pub mod chart;
 pub mod cost;
 pub mod lookup;
-pub mod study;

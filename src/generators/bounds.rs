@@ -180,7 +180,7 @@ mod sql {
     }
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 

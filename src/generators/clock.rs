@@ -67,7 +67,7 @@ pub fn now_ns() -> i64 {
     base + crate::pg::guc::clock_skew_ms() * 1_000_000
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 

@@ -87,7 +87,7 @@ pub fn seed_early() {
     });
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
     use rand::Rng;

@@ -215,7 +215,7 @@ mod sql {
     }
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
     use std::sync::atomic::AtomicU64;

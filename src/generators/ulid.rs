@@ -283,6 +283,8 @@ mod sql {
             }
         }
 
+        // SAFETY: box_into returns through fcinfo a text datum or NULL, as pgrx's own BoxRet
+        // implementations do for a function declared to return text.
         unsafe impl BoxRet for UlidText {
             #[inline]
             unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {
@@ -345,7 +347,7 @@ mod sql {
     }
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 

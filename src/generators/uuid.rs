@@ -228,6 +228,8 @@ mod sql {
             raise(Uuidv7Error::InfiniteShift);
         }
         let ns = next_ns();
+        // SAFETY: timestamptz_pl_interval takes a timestamptz and an interval datum, which these
+        // are, and returns a timestamptz (or raises an ERROR, on overflow).
         let shifted: pgrx::datum::TimestampWithTimeZone = unsafe {
             pgrx::direct_function_call(
                 pg_sys::timestamptz_pl_interval,
@@ -276,7 +278,7 @@ mod sql {
     }
 }
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 

@@ -25,6 +25,8 @@ impl IntoDatum for UuidDatum {
     }
 }
 
+// SAFETY: box_into returns through fcinfo a uuid datum or NULL, as pgrx's own BoxRet
+// implementations do for a function declared to return uuid.
 unsafe impl BoxRet for UuidDatum {
     #[inline]
     unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> pgrx::datum::Datum<'fcx> {

@@ -61,15 +61,20 @@ pub fn init() {
     if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         return;
     }
+    // SAFETY: PostgreSQL 14 takes shared memory requests while preloaded libraries load, which
+    // is now (checked above), in the postmaster's single thread.
     #[cfg(feature = "pg14")]
     unsafe {
         pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
     }
+    // SAFETY: chaining the hook, in the postmaster's single thread while it loads preloaded
+    // libraries; nothing else reads or writes PREV_REQUEST.
     #[cfg(not(feature = "pg14"))]
     unsafe {
         PREV_REQUEST = pg_sys::shmem_request_hook;
         pg_sys::shmem_request_hook = Some(on_request);
     }
+    // SAFETY: as above, for the start-up hook and PREV_STARTUP.
     unsafe {
         PREV_STARTUP = pg_sys::shmem_startup_hook;
         pg_sys::shmem_startup_hook = Some(on_startup);
@@ -83,32 +88,43 @@ static mut PREV_STARTUP: Option<unsafe extern "C-unwind" fn()> = None;
 #[cfg(not(feature = "pg14"))]
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn on_request() {
-    unsafe {
-        if let Some(prev) = PREV_REQUEST {
-            prev();
-        }
-        pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
+    // SAFETY: PREV_REQUEST was written once, before the postmaster called this hook.
+    let prev = unsafe { PREV_REQUEST };
+    if let Some(prev) = prev {
+        // SAFETY: the hook before ours, called as PostgreSQL would have called it.
+        unsafe { prev() };
     }
+    // SAFETY: shmem_request_hook is where PostgreSQL 15 and later take requests.
+    unsafe { pg_sys::RequestAddinShmemSpace(size_of::<Shared>()) };
 }
 
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn on_startup() {
-    unsafe {
-        if let Some(prev) = PREV_STARTUP {
-            prev();
-        }
-        // AddinShmemInitLock is fixed LWLock 21 on every supported version (lwlocklist.h).
-        let init_lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
-        pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
-        let mut found = false;
-        let p = pg_sys::ShmemInitStruct(NAME.as_ptr(), size_of::<Shared>(), &mut found)
-            .cast::<Shared>();
-        if !found {
+    // SAFETY: PREV_STARTUP was written once, before the postmaster called this hook.
+    let prev = unsafe { PREV_STARTUP };
+    if let Some(prev) = prev {
+        // SAFETY: the hook before ours, called as PostgreSQL would have called it.
+        unsafe { prev() };
+    }
+    // AddinShmemInitLock is fixed LWLock 21 on every supported version (lwlocklist.h).
+    // SAFETY: MainLWLockArray is set up before the start-up hooks run and has more than 21 locks.
+    let init_lock = unsafe { &raw mut (*pg_sys::MainLWLockArray.add(21)).lock };
+    // SAFETY: that lock, held only around ShmemInitStruct below, as PostgreSQL's own callers do.
+    unsafe { pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
+    let mut found = false;
+    // SAFETY: the space was requested in the request hook (or _PG_init on 14); `found` says
+    // whether another process initialised it already.
+    let p = unsafe { pg_sys::ShmemInitStruct(NAME.as_ptr(), size_of::<Shared>(), &mut found) }
+        .cast::<Shared>();
+    if !found {
+        // SAFETY: size_of::<Shared>() fresh bytes of shared memory, written under the lock.
+        unsafe {
             p.write(Shared {
                 snowflake: AtomicU64::new(0),
-            });
-        }
-        pg_sys::LWLockRelease(init_lock);
-        SHARED.store(p, Ordering::Relaxed);
+            })
+        };
     }
+    // SAFETY: the lock taken above.
+    unsafe { pg_sys::LWLockRelease(init_lock) };
+    SHARED.store(p, Ordering::Relaxed);
 }

@@ -1,11 +1,8 @@
-//! The studies of ../shared/EXPERIMENTS.md as SQL: experiment C's deletion-and-reload bloat test
-//! (keybench_delete, then a VACUUM, then keybench_reload) and keybench_reproduce(study), which runs
-//! a study's calls at a chosen scale and returns every figure in one long table.
+-- The studies of docs/EXPERIMENTS.md as SQL: experiment C's deletion-and-reload bloat test
+-- (keybench_delete, then a VACUUM, then keybench_reload) and keybench_reproduce(study), which runs
+-- a study's calls at a chosen scale and returns every figure in one long table.
+-- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
-use pgrx::prelude::*;
-
-extension_sql!(
-    r#"
 -- What keybench_delete removed, so that keybench_reload can put the rows back.
 CREATE TABLE keybench.deletions (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
@@ -363,7 +360,3 @@ BEGIN
     END LOOP;
   END IF;
 END $$;
-"#,
-    name = "studies",
-    requires = ["run_schema"],
-);

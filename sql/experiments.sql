@@ -1,0 +1,171 @@
+-- The experiments' functions over runs: the cache cliff and its projection, migration, backfill,
+-- the newest-row lookup.
+-- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
+
+-- Experiment D's cache cliff, measured from a run's batches: the rows loaded when the primary-key
+-- index outgrew shared_buffers, and when its batches started reading index blocks from outside
+-- shared_buffers (the first window of `window_batches` batches in which more than `read_share` of
+-- the index block fetches were reads).
+-- (Its rows are a composite type rather than OUT parameters, which PL/pgSQL would not let share
+-- the names run_id and shared_buffers with the arguments.)
+CREATE TYPE keybench.cliff AS (run_id bigint, kind text, shared_buffers text, rows bigint, bytes_per_key float8,
+               rows_when_index_outgrew_shared_buffers bigint, rows_when_index_reads_started bigint,
+               index_hit_ratio_after float8);
+CREATE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
+RETURNS SETOF keybench.cliff
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_cliff: run_id, window_batches and read_share must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $2 < 1 OR $2 > 1000000 THEN
+    RAISE EXCEPTION 'window_batches must be between 1 and 1000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($3 >= 0 AND $3 <= 1) THEN
+    RAISE EXCEPTION 'read_share must be between 0 and 1, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN QUERY
+  WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
+  b AS (
+    SELECT bt.rows_before + bt.rows AS rows_after, bt.index_bytes, bt.index_blks_read, bt.index_blks_hit,
+           sum(bt.index_blks_read) OVER w AS win_read, sum(bt.index_blks_read + bt.index_blks_hit) OVER w AS win_fetch
+    FROM keybench.batches bt WHERE bt.run_id = $1
+    WINDOW w AS (ORDER BY bt.batch ROWS BETWEEN CURRENT ROW AND $2 - 1 FOLLOWING)),
+  outgrew AS (SELECT min(rows_after) AS rows_after FROM b, r WHERE b.index_bytes > pg_size_bytes(r.shared_buffers)),
+  reads AS (SELECT min(rows_after) AS rows_after FROM b WHERE win_fetch > 0 AND win_read::float8 / win_fetch > $3)
+  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, r.index_bytes::float8 / r.rows,
+         outgrew.rows_after, reads.rows_after,
+         (SELECT sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0)
+          FROM b WHERE b.rows_after >= reads.rows_after)
+  FROM r, outgrew, reads;
+END $f$;
+
+-- Experiment A's migration: on a kept uuidv4 run, switch the key's default to keybench's uuidv7 and
+-- load one more batch (measured alone, by keybench_probe); then count how many of the old keys sort
+-- before the new band of version 7 keys.
+CREATE FUNCTION keybench_migrate(run_id bigint, rows bigint DEFAULT 10000)
+RETURNS TABLE (batch_rows bigint, elapsed_ms float8, wal_bytes bigint, wal_fpi bigint,
+               shared_dirtied bigint, old_keys bigint, old_keys_before_new_band bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  r keybench.runs;
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  p record;
+BEGIN
+  r := keybench.kept_run($1, 'keybench_migrate');
+  IF r.kind NOT IN ('uuidv4', 'gen_random_uuid') THEN
+    RAISE EXCEPTION 'run % is a % run; keybench_migrate moves a random uuid key to uuidv7', $1, r.kind
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN id SET DEFAULT %s.uuidv7()', r.table_name, ext);
+  SELECT * INTO p FROM keybench_probe($1, $2);
+  RETURN QUERY EXECUTE format(
+    'SELECT $2, $3, $4, $5, $6, count(*) FILTER (WHERE %1$s.uuid_extract_version(id) = 4),
+            count(*) FILTER (WHERE %1$s.uuid_extract_version(id) = 4
+                               AND id < (SELECT id FROM %2$s WHERE %1$s.uuid_extract_version(id) = 7 ORDER BY id LIMIT 1))
+     FROM %2$s', ext, r.table_name)
+    USING $1, $2, p.elapsed_ms, p.wal_bytes, p.wal_fpi, p.shared_dirtied;
+END $$;
+
+-- Experiment A's backfill: a bigint table whose rows carry created_at spread over `years` years
+-- (to the millisecond) gets a uuidv7 public id, by the study's recipe
+-- uuidv7(created_at - clock_timestamp()) (recipe 'shift') or by uuidv7_at(created_at) (recipe
+-- 'at'); then every row is checked: the id's timestamp equals created_at to the millisecond, and
+-- id order equals creation order. The shift recipe's interval arithmetic follows the session's
+-- TimeZone, as PostgreSQL's does, and it reads the clock twice per row.
+CREATE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT 3, keep boolean DEFAULT false,
+                                  recipe text DEFAULT 'shift')
+RETURNS TABLE (rows_backfilled bigint, elapsed_ms float8, wal_bytes bigint, timestamps_equal bigint,
+               timestamps_different bigint, order_matches boolean, table_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  t text := format('keybench.backfill_%s', txid_current());
+  lsn pg_lsn;
+  t0 timestamptz;
+  ms float8;
+  wal bigint;
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_backfill: rows, years and keep must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $1 < 1 OR $1 > 1000000000 THEN
+    RAISE EXCEPTION 'rows must be between 1 and 1000000000, not %', $1 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $2 < 1 OR $2 > 100 THEN
+    RAISE EXCEPTION 'years must be between 1 and 100, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $4 IS NULL OR $4 NOT IN ('shift', 'at') THEN
+    RAISE EXCEPTION 'unknown backfill recipe "%"', $4 USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'The recipes are shift (uuidv7(created_at - clock_timestamp())) and at (uuidv7_at(created_at)).';
+  END IF;
+  EXECUTE format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL)', t);
+  -- Evenly spaced in absolute time (an interval of seconds only: an interval of days would move by
+  -- an hour across a daylight saving time change in the session's time zone), to the
+  -- millisecond: id order is creation order.
+  EXECUTE format($q$INSERT INTO %s (created_at)
+    SELECT date_trunc('milliseconds', now() - make_interval(secs => span * (1 - g::float8 / %s)))
+    FROM (SELECT extract(epoch FROM now() - (now() - make_interval(years => %s)))::float8 AS span) s,
+         generate_series(1, %s) g$q$,
+    t, $1, $2, $1);
+  EXECUTE format('ALTER TABLE %s ADD COLUMN public_id uuid', t);
+  lsn := pg_current_wal_insert_lsn();
+  t0 := clock_timestamp();
+  EXECUTE format(CASE $4 WHEN 'shift' THEN 'UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())'
+                        ELSE 'UPDATE %s SET public_id = %s.uuidv7_at(created_at)' END, t, ext);
+  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  wal := pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint;
+  RETURN QUERY EXECUTE format(
+    'SELECT count(*), $1, $2,
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) = created_at),
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) <> created_at),
+            coalesce(bool_and(prev IS NULL OR prev < public_id), true), $3
+     FROM (SELECT public_id, created_at, lag(public_id) OVER (ORDER BY id) AS prev FROM %2$s) s',
+    ext, t) USING ms, wal, CASE WHEN $3 THEN t END;
+  IF NOT $3 THEN
+    EXECUTE format('DROP TABLE %s', t);
+  END IF;
+END $$;
+
+-- Experiment A's newest-row lookup on a kept run: `SELECT id ... ORDER BY id DESC LIMIT 1` under
+-- EXPLAIN (ANALYZE, BUFFERS): its time and buffers. With a time-ordered key that row is the newest;
+-- with a random key it is just the largest key.
+CREATE FUNCTION keybench_newest(run_id bigint)
+RETURNS TABLE (kind text, execution_ms float8, shared_hit bigint, shared_read bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  r keybench.runs;
+  plan json;
+BEGIN
+  r := keybench.kept_run($1, 'keybench_newest');
+  EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT id FROM %s ORDER BY id DESC LIMIT 1', r.table_name)
+    INTO plan;
+  RETURN QUERY SELECT r.kind, (plan -> 0 ->> 'Execution Time')::float8,
+    (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint, (plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::bigint;
+END $$;
+
+CREATE TYPE keybench.cliff_projection AS (shared_buffers text, projected_rows bigint, basis text);
+-- A projection, not a measurement: the rows at which a run's primary-key index would outgrow
+-- other shared_buffers sizes, at the bytes per key the run measured.
+CREATE FUNCTION keybench_cliff_projection(
+    run_id bigint,
+    shared_buffers text[] DEFAULT ARRAY['128MB', '256MB', '512MB', '1GB', '2GB', '4GB', '8GB', '16GB', '32GB'])
+RETURNS SETOF keybench.cliff_projection
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR array_position($2, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'keybench_cliff_projection: run_id, shared_buffers and its elements must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  RETURN QUERY
+  SELECT s, (pg_size_bytes(s) / (r.index_bytes::float8 / r.rows))::bigint,
+         format('projection at %s bytes per key (run %s: %s, %s rows, index %s)',
+                round((r.index_bytes::float8 / r.rows)::numeric, 1), r.run_id, r.kind, r.rows,
+                pg_size_pretty(r.index_bytes))
+  FROM keybench.runs r, unnest($2) AS s
+  WHERE r.run_id = $1 AND r.index_bytes > 0
+  ORDER BY pg_size_bytes(s);
+END $f$;

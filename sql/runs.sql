@@ -1,0 +1,140 @@
+-- keybench_run's schema: keybench.runs and keybench.batches (their counter columns are
+-- src/run/counters.rs's, in order: a pg_test checks it), the progress view, keybench_cleanup and
+-- keybench_series.
+-- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
+
+-- keybench_run's results, one row per run and one per batch, and the tables of kept runs.
+CREATE SCHEMA keybench;
+COMMENT ON SCHEMA keybench IS 'keybench: results of keybench_run and the tables of kept runs';
+CREATE TABLE keybench.runs (
+    run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+    started_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    kind text NOT NULL,
+    rows bigint NOT NULL,
+    batch_size bigint NOT NULL,
+    clients int NOT NULL,
+    payload_width int NOT NULL,
+    shape text NOT NULL,
+    method text NOT NULL,
+    fillfactor int NOT NULL,
+    checkpoint_first boolean NOT NULL,
+    keep boolean NOT NULL,
+    ids_per_ms int NOT NULL DEFAULT 0,
+    uuidv7_subms text NOT NULL DEFAULT 'counter',
+    clock_skew_ms int NOT NULL DEFAULT 0,
+    table_name text,
+    server_version text,
+    shared_buffers text,
+    checkpoint_timeout text,
+    max_wal_size text,
+    full_page_writes text,
+    wal_compression text,
+    data_checksums text,
+    synchronous_commit text,
+    lsn_start pg_lsn,
+    checkpoints_start bigint,
+    batches bigint,
+    elapsed_ms float8,
+    rows_per_sec float8,
+    wal_bytes bigint,
+    wal_records bigint,
+    wal_fpi bigint,
+    shared_hit bigint,
+    shared_read bigint,
+    shared_dirtied bigint,
+    shared_written bigint,
+    index_blks_read bigint,
+    index_blks_hit bigint,
+    lsn_delta bigint,
+    checkpoints bigint,
+    heap_bytes bigint,
+    index_bytes bigint,
+    avg_leaf_density float8,
+    leaf_fragmentation float8,
+    error text,
+    lock_key int
+);
+COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
+CREATE TABLE keybench.batches (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    batch bigint NOT NULL,
+    client int NOT NULL,
+    rows bigint NOT NULL,
+    rows_before bigint NOT NULL,
+    started_at timestamptz NOT NULL,
+    elapsed_ms float8 NOT NULL,
+    wal_bytes bigint NOT NULL,
+    wal_records bigint NOT NULL,
+    wal_fpi bigint NOT NULL,
+    shared_hit bigint NOT NULL,
+    shared_read bigint NOT NULL,
+    shared_dirtied bigint NOT NULL,
+    shared_written bigint NOT NULL,
+    index_blks_read bigint NOT NULL,
+    index_blks_hit bigint NOT NULL,
+    index_bytes bigint NOT NULL,
+    PRIMARY KEY (run_id, batch)
+);
+COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
+SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
+SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
+-- The identity sequence of run ids too: a restored database goes on from the last run id.
+SELECT pg_catalog.pg_extension_config_dump('keybench.runs_run_id_seq', '');
+CREATE VIEW keybench.progress AS
+SELECT r.run_id, r.kind, r.clients, r.rows,
+       coalesce(sum(b.rows), 0)::bigint AS rows_done,
+       round(100.0 * coalesce(sum(b.rows), 0) / r.rows, 1) AS percent,
+       round((coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0))::numeric)
+           AS rows_per_sec,
+       (r.rows - coalesce(sum(b.rows), 0))
+           / nullif(coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0), 0)
+           * interval '1 second' AS eta,
+       r.started_at
+FROM keybench.runs r LEFT JOIN keybench.batches b USING (run_id)
+WHERE r.status = 'running'
+GROUP BY r.run_id;
+COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, rate and ETA';
+GRANT USAGE ON SCHEMA keybench TO PUBLIC;
+GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress TO PUBLIC;
+
+-- Close the runs that no keybench process works on any more, left marked running by a server
+-- crash or restart (or a killed worker): each is marked failed, with the reason, and its table
+-- dropped unless it was kept. Every process working on a run holds a shared advisory lock on
+-- (1801613941, lock_key) for as long as it lives, so a free lock means an abandoned run. Runs
+-- whose table the caller cannot drop are skipped (a superuser or the table's owner can close
+-- them). keybench_run calls it before each run; call it after a crash to close them at once.
+CREATE FUNCTION keybench_cleanup()
+RETURNS TABLE (run_id bigint, kind text, started_at timestamptz, action text)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
+           WHERE k.status = 'running' ORDER BY k.run_id LOOP
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, (r.run_id % 2147483648)::int));
+    BEGIN
+      IF NOT r.keep THEN
+        EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('run_%s_%s', r.run_id, r.kind));
+      END IF;
+      UPDATE keybench.runs k SET status = 'failed', finished_at = clock_timestamp(),
+          error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '
+                            '(a server crash or restart, or a killed worker); closed by keybench_cleanup()'),
+          table_name = CASE WHEN k.keep THEN k.table_name END
+        WHERE k.run_id = r.run_id AND k.status = 'running';
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := CASE WHEN r.keep THEN 'marked failed, table kept' ELSE 'marked failed, table dropped' END;
+      RETURN NEXT;
+    EXCEPTION WHEN insufficient_privilege THEN
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := 'skipped: ' || SQLERRM;
+      RETURN NEXT;
+    END;
+  END LOOP;
+END $$;
+
+-- The per-batch series of a run.
+CREATE FUNCTION keybench_series(run_id bigint) RETURNS SETOF keybench.batches
+LANGUAGE sql STABLE AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 ORDER BY b.batch $$;

@@ -1,0 +1,449 @@
+//! The SQL-facing API of runs: keybench_run, keybench_compare and keybench_probe (keybench_cleanup
+//! and keybench_series are SQL, in sql/runs.sql), and how a [`RunError`] surfaces in SQL.
+
+use super::counters::delta;
+use super::leader::run;
+use super::shared::Summary;
+use super::worker::run_table_names;
+use super::xact::{usage, xact_blocks};
+use super::*;
+use crate::pg::error::{no_null_elements, raise, required, SqlError};
+use crate::pg::spi::{one as spi_one, run as spi_run};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+
+impl SqlError for RunError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        use PgSqlErrorCode::*;
+        match self {
+            RunError::KindUnavailable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
+            RunError::Workers { .. } | RunError::NoSpareWorkers { .. } => {
+                ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
+            }
+            RunError::Worker(_, code) if *code != 0 => PgSqlErrorCode::from(*code),
+            RunError::Worker(..) => ERRCODE_QUERY_CANCELED,
+            RunError::Abandoned(..) => ERRCODE_ADMIN_SHUTDOWN,
+            RunError::Privileges(..) | RunError::NoLogin(_) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            _ => ERRCODE_INVALID_PARAMETER_VALUE,
+        }
+    }
+    fn detail(&self) -> Option<String> {
+        match self {
+            RunError::Workers { max_worker_processes, .. } => Some(format!(
+                "Each client is a dynamic background worker; max_worker_processes is {max_worker_processes}, \
+                 shared with other background workers and parallel queries."
+            )),
+            RunError::NoSpareWorkers {
+                max_worker_processes,
+                in_use,
+                ours,
+                cap,
+                ..
+            } => Some(format!(
+                "max_worker_processes is {max_worker_processes} and {in_use} background workers are \
+                 running; keybench.max_workers is {cap} and {ours} keybench workers are running."
+            )),
+            RunError::SnowflakeClock(_) => Some(
+                "Every backend draws Snowflake ids from one counter, which a clock set ahead in \
+                 one client would move for every session."
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            RunError::UnknownKind(_) => Some(format!("Valid kinds are: {}.", kind_names())),
+            RunError::Shape(_) => Some(
+                "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
+            ),
+            RunError::Method(_) => {
+                Some("Valid methods are: insert, single, copy, copy_keys.".into())
+            }
+            RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::Workers { .. } => Some(
+                "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
+            ),
+            RunError::KindUnavailable(..) => {
+                Some("uuidv7_native needs PostgreSQL 18; use uuidv7 (keybench's).".into())
+            }
+            RunError::NoSpareWorkers { .. } => Some(
+                "Run with fewer clients, wait for other runs to end, or have a superuser raise \
+                 keybench.max_workers or max_worker_processes (a restart)."
+                    .into(),
+            ),
+            RunError::Privileges(role, _) => {
+                let role = pgrx::spi::quote_identifier(role);
+                Some(format!(
+                "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
+                 GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
+                 keybench.batches TO {role}; (README: Privileges)."
+            ))
+            }
+            RunError::NoLogin(_) => {
+                Some("Call keybench_run as a role that can log in (not after SET ROLE to a NOLOGIN role).".into())
+            }
+            RunError::Abandoned(_, run_id) if *run_id > 0 => Some(format!(
+                "No clean-up worker could be started; run {run_id} stays marked running until \
+                 keybench_cleanup() closes it."
+            )),
+            RunError::SnowflakeClock(_) => {
+                Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+type RunRow = (
+    i64,
+    String,
+    i64,
+    i32,
+    i64,
+    f64,
+    f64,
+    i64,
+    f64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    Option<f64>,
+    i64,
+    i64,
+    i64,
+    i64,
+    f64,
+    f64,
+    Option<String>,
+);
+
+fn row_of(p: &Params, s: &Summary) -> RunRow {
+    let c = &s.counters;
+    let idx_total = c.index_blks_read + c.index_blks_hit;
+    let table = p
+        .keep
+        .then(|| format!("keybench.run_{}_{}", s.run_id, p.kind().name()));
+    (
+        s.run_id,
+        p.kind().name().to_string(),
+        p.rows,
+        p.clients,
+        s.batches,
+        s.elapsed_ms,
+        p.rows as f64 / (s.elapsed_ms / 1000.0),
+        c.wal_bytes,
+        c.wal_bytes as f64 * 1e6 / p.rows as f64,
+        c.wal_records,
+        c.wal_fpi,
+        c.shared_hit,
+        c.shared_read,
+        c.shared_dirtied,
+        c.shared_written,
+        c.index_blks_read,
+        (idx_total > 0).then(|| c.index_blks_hit as f64 / idx_total as f64),
+        s.lsn_delta,
+        s.checkpoints,
+        s.heap_bytes,
+        s.index_bytes,
+        s.avg_leaf_density,
+        s.leaf_fragmentation,
+        table,
+    )
+}
+
+/// Load `rows` rows into a new table keyed by `kind`, inside the server, from `clients`
+/// concurrent background workers committing every batch; report time, WAL (bytes, records,
+/// full-page images), shared buffers (hit, read, dirtied, written), index blocks read and hit
+/// ratio, the insert-LSN delta and checkpoints during the run, heap and index size, leaf density
+/// and fragmentation. Per-batch figures go to keybench.batches, the run to keybench.runs.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_run(
+    kind: Option<&str>,
+    rows: Option<i64>,
+    batch_size: default!(Option<i64>, "NULL"),
+    clients: default!(Option<i32>, 1),
+    payload_width: default!(Option<i32>, 60),
+    shape: default!(Option<&str>, "'a'"),
+    method: default!(Option<&str>, "'insert'"),
+    fillfactor: default!(Option<i32>, 90),
+    checkpoint_first: default!(Option<bool>, false),
+    keep: default!(Option<bool>, false),
+    ids_per_ms: default!(Option<i32>, 0),
+    uuidv7_subms: default!(Option<&str>, "'counter'"),
+    clock_skew_ms: default!(Option<i32>, 0),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(clients, i32),
+        name!(batches, i64),
+        name!(elapsed_ms, f64),
+        name!(rows_per_sec, f64),
+        name!(wal_bytes, i64),
+        name!(wal_per_million_rows, f64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_hit, i64),
+        name!(shared_read, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_written, i64),
+        name!(index_blks_read, i64),
+        name!(index_hit_ratio, Option<f64>),
+        name!(lsn_delta_bytes, i64),
+        name!(checkpoints, i64),
+        name!(heap_bytes, i64),
+        name!(index_bytes, i64),
+        name!(avg_leaf_density, f64),
+        name!(leaf_fragmentation, f64),
+        name!(table_name, Option<String>),
+    ),
+> {
+    let f = "keybench_run";
+    let kind = required(f, "kind", kind);
+    let rows = required(f, "rows", rows);
+    let clients = required(f, "clients", clients);
+    let payload_width = required(f, "payload_width", payload_width);
+    let shape = required(f, "shape", shape);
+    let method = required(f, "method", method);
+    let fillfactor = required(f, "fillfactor", fillfactor);
+    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
+    let keep = required(f, "keep", keep);
+    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
+    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
+    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
+    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    let clock =
+        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
+    let p = validate(
+        kind,
+        rows,
+        batch_size,
+        clients,
+        payload_width,
+        shape,
+        method,
+        fillfactor,
+        checkpoint_first,
+        keep,
+        clock,
+    )
+    .unwrap_or_else(|e| raise(e));
+    let s = run(p);
+    TableIterator::once(row_of(&p, &s))
+}
+
+/// keybench_run for each of `kinds` in turn, with identical settings, side by side.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_compare(
+    kinds: default!(
+        Option<Vec<Option<String>>>,
+        "ARRAY['bigint', 'uuidv7', 'uuidv4']"
+    ),
+    rows: default!(Option<i64>, 1000000),
+    batch_size: default!(Option<i64>, "NULL"),
+    clients: default!(Option<i32>, 1),
+    payload_width: default!(Option<i32>, 60),
+    shape: default!(Option<&str>, "'a'"),
+    method: default!(Option<&str>, "'insert'"),
+    fillfactor: default!(Option<i32>, 90),
+    checkpoint_first: default!(Option<bool>, true),
+    ids_per_ms: default!(Option<i32>, 0),
+    uuidv7_subms: default!(Option<&str>, "'counter'"),
+    clock_skew_ms: default!(Option<i32>, 0),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(clients, i32),
+        name!(batches, i64),
+        name!(elapsed_ms, f64),
+        name!(rows_per_sec, f64),
+        name!(wal_bytes, i64),
+        name!(wal_per_million_rows, f64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_hit, i64),
+        name!(shared_read, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_written, i64),
+        name!(index_blks_read, i64),
+        name!(index_hit_ratio, Option<f64>),
+        name!(lsn_delta_bytes, i64),
+        name!(checkpoints, i64),
+        name!(heap_bytes, i64),
+        name!(index_bytes, i64),
+        name!(avg_leaf_density, f64),
+        name!(leaf_fragmentation, f64),
+        name!(table_name, Option<String>),
+    ),
+> {
+    let f = "keybench_compare";
+    let kinds = no_null_elements(f, "kinds", required(f, "kinds", kinds));
+    let rows = required(f, "rows", rows);
+    let clients = required(f, "clients", clients);
+    let payload_width = required(f, "payload_width", payload_width);
+    let shape = required(f, "shape", shape);
+    let method = required(f, "method", method);
+    let fillfactor = required(f, "fillfactor", fillfactor);
+    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
+    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
+    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
+    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
+    if kinds.is_empty() {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "keybench_compare: kinds is empty",
+            format!("Give one or more of: {}.", kind_names())
+        );
+    }
+    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
+    let clock =
+        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
+    // Validate every kind before running any.
+    let params: Vec<Params> = kinds
+        .iter()
+        .map(|k| {
+            validate(
+                k,
+                rows,
+                batch_size,
+                clients,
+                payload_width,
+                shape,
+                method,
+                fillfactor,
+                checkpoint_first,
+                false,
+                clock,
+            )
+            .unwrap_or_else(|e| raise(e))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(params.len());
+    for p in params {
+        let s = run(p);
+        out.push(row_of(&p, &s));
+    }
+    TableIterator::new(out)
+}
+
+/// Insert one more batch of `rows` rows into the table of a kept run, in this session and
+/// transaction, and report that batch alone: time, WAL bytes, records and full-page images,
+/// shared buffers dirtied, read and hit, index blocks read (experiment A's single 10,000-row batch).
+#[allow(clippy::type_complexity)]
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_probe(
+    run_id: i64,
+    rows: default!(i64, 10000),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(rows, i64),
+        name!(elapsed_ms, f64),
+        name!(wal_bytes, i64),
+        name!(wal_records, i64),
+        name!(wal_fpi, i64),
+        name!(shared_dirtied, i64),
+        name!(shared_read, i64),
+        name!(shared_hit, i64),
+        name!(index_blks_read, i64),
+    ),
+> {
+    if !(1..=MAX_BATCH).contains(&rows) {
+        raise(RunError::BatchSize(rows, MAX_BATCH));
+    }
+    // The table is named from the run's id and kind, quoted by construction, never taken from
+    // keybench.runs' text.
+    let found = Spi::connect(|client| {
+        let rows = client.select(
+            "SELECT kind, shape, payload_width FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL",
+            Some(1),
+            &[run_id.into()],
+        )?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let row = rows.first();
+        Ok::<_, pgrx::spi::Error>(Some((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?.unwrap_or_default(),
+            row.get::<i32>(3)?.unwrap_or(60),
+        )))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let no_table = || -> ! {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
+            format!("run {run_id} has no kept table"),
+            "keybench_probe needs a run made with keep => true whose table still exists."
+        );
+    };
+    let Some((kind, shape, width)) = found else {
+        no_table()
+    };
+    let p = validate(
+        &kind,
+        rows,
+        rows,
+        1,
+        width,
+        &shape,
+        "insert",
+        90,
+        false,
+        true,
+        Clock::default(),
+    )
+    .unwrap_or_else(|e| raise(e));
+    let (table, _) = run_table_names(run_id, p.kind());
+    let index: Option<pg_sys::Oid> = spi_one(
+        "SELECT (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = to_regclass($1) AND i.indisprimary)",
+        &[table.clone().into()],
+    );
+    let Some(index) = index else {
+        if spi_one::<bool>("SELECT to_regclass($1) IS NULL", &[table.clone().into()]) == Some(true)
+        {
+            no_table();
+        }
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
+            format!("the table of run {run_id}, {table}, has no primary key"),
+            "keybench_probe counts the primary-key index's block reads; restore the primary key, or make a new run."
+        );
+    };
+    let (f0, h0) = xact_blocks(index);
+    let before = usage();
+    let t0 = std::time::Instant::now();
+    spi_run(&p.insert_batch(&table, rows), &[]);
+    let elapsed_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let after = usage();
+    let (f1, h1) = xact_blocks(index);
+    let c = delta(&before, &after);
+    TableIterator::once((
+        run_id,
+        rows,
+        elapsed_ms,
+        c.wal_bytes,
+        c.wal_records,
+        c.wal_fpi,
+        c.shared_dirtied,
+        c.shared_read,
+        c.shared_hit,
+        (f1 - f0) - (h1 - h0),
+    ))
+}

@@ -1,0 +1,348 @@
+//! The leader: the calling backend checks the caller's privileges and the server's spare worker
+//! slots, creates the run's segment, starts the workers, waits for them and reports.
+
+use super::shared::*;
+use super::*;
+use crate::pg::error::raise;
+use crate::pg::spi::{extension_oid, extension_schema};
+use pgrx::bgworkers::{
+    BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime, DynamicBackgroundWorker,
+};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::sync::atomic::Ordering;
+
+/// Runs when the leader's mapping goes away: at the end of its transaction, or earlier when it
+/// errors out (cancel, statement_timeout) or exits (pg_terminate_backend). Unless the run is
+/// finished, the workers are told to stop and their current statements are cancelled.
+#[pg_guard]
+unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg: pg_sys::Datum) {
+    // SAFETY: the segment is still mapped while its detach callbacks run.
+    let shared = unsafe { &*arg.cast_mut_ptr::<Shared>() };
+    if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
+        return;
+    }
+    shared.leader_gone.store(1, Ordering::Release);
+    cancel_clients(shared);
+}
+
+/// Long runs report progress with a NOTICE this often (`keybench.progress_interval`).
+fn notice_every_seconds() -> f64 {
+    crate::pg::guc::progress_interval() as f64
+}
+
+/// Non-background-worker process types as pg_stat_activity names them; every other row there is
+/// a background worker and holds one of max_worker_processes' slots.
+const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuum worker', \
+    'background writer', 'checkpointer', 'walwriter', 'walsender', 'walreceiver', 'startup', \
+    'archiver', 'logger', 'standalone backend', 'io worker', 'walsummarizer', 'slotsync worker', \
+    'dead-end client backend', 'not initialized'";
+
+/// Before any worker starts: the caller may do what its workers will do (they act as the
+/// caller's role), and the server can spare `clients` worker slots.
+fn check_can_run(p: &Params) {
+    let (role, missing, can_login): (String, Option<String>, bool) = Spi::connect(|c| {
+        let row = c
+            .select(
+                "SELECT current_user::text,
+                    (SELECT string_agg(what, '; ') FROM (VALUES
+                      (has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
+                       'USAGE and CREATE on schema keybench'),
+                      (has_table_privilege('keybench.runs', 'SELECT') AND has_table_privilege('keybench.runs', 'INSERT')
+                         AND has_table_privilege('keybench.runs', 'UPDATE'),
+                       'SELECT, INSERT and UPDATE on keybench.runs'),
+                      (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
+                       'SELECT and INSERT on keybench.batches'),
+                      (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+                        OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
+                       'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')
+                    ) v(ok, what) WHERE NOT ok),
+                    (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)",
+                Some(1),
+                &[p.checkpoint_first.into()],
+            )?
+            .first();
+        Ok::<_, pgrx::spi::Error>((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?,
+            row.get::<bool>(3)?.unwrap_or(false),
+        ))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    if let Some(what) = missing {
+        raise(RunError::Privileges(role, what));
+    }
+    if !can_login {
+        raise(RunError::NoLogin(role));
+    }
+    let (max_processes, in_use, ours): (i32, i64, i64) = Spi::connect(|c| {
+        let row = c
+            .select(
+                &format!(
+                    "SELECT current_setting('max_worker_processes')::int,
+                        count(*) FILTER (WHERE backend_type NOT IN ({NOT_BGWORKERS})),
+                        count(*) FILTER (WHERE backend_type = 'keybench run worker')
+                     FROM pg_stat_activity"
+                ),
+                Some(1),
+                &[],
+            )?
+            .first();
+        Ok::<_, pgrx::spi::Error>((
+            row.get::<i32>(1)?.unwrap_or(0),
+            row.get::<i64>(2)?.unwrap_or(0),
+            row.get::<i64>(3)?.unwrap_or(0),
+        ))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    if !crate::pg::guc::check_worker_slots() {
+        return;
+    }
+    let cap = crate::pg::guc::max_workers() as i64;
+    let spare = (max_processes as i64 - in_use).min(cap - ours).max(0);
+    if p.clients as i64 > spare {
+        raise(RunError::NoSpareWorkers {
+            needed: p.clients,
+            spare,
+            max_worker_processes: max_processes,
+            in_use,
+            ours,
+            cap,
+        });
+    }
+}
+
+/// Lock keybench's pg_extension row against DROP EXTENSION until this transaction ends: a DROP
+/// then waits for the run, rather than taking the extension's tables in an order that deadlocks
+/// with the workers' inserts (keybench.batches, then keybench.runs through its foreign key).
+fn hold_extension() {
+    let Some(oid) = extension_oid() else {
+        pgrx::error!("keybench: extension keybench is not installed");
+    };
+    // SAFETY: a heavyweight lock on a catalog object, released at the end of the transaction.
+    unsafe {
+        pg_sys::LockDatabaseObject(
+            pg_sys::ExtensionRelationId,
+            oid,
+            0,
+            pg_sys::AccessShareLock as pg_sys::LOCKMODE,
+        )
+    };
+    // A DROP that committed before the lock was granted leaves nothing to run.
+    if extension_oid() != Some(oid) {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            "keybench_run: extension keybench was dropped"
+        );
+    }
+}
+
+/// Wait until every worker of the run has exited, so that none is left behind when keybench_run
+/// returns and their slots are free for the next run (at most 30 s: they exit right after the
+/// run is closed).
+fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while workers
+        .iter()
+        .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+        && std::time::Instant::now() < deadline
+    {
+        wait_on_latch(10);
+        pgrx::check_for_interrupts!();
+    }
+}
+
+/// Start one worker of the run in segment `handle`: client `i`, or the janitor.
+fn start_worker(handle: pg_sys::dsm_handle, i: usize) -> Option<DynamicBackgroundWorker> {
+    let name = if i == JANITOR {
+        "keybench_run clean-up".to_string()
+    } else {
+        format!("keybench_run client {i}")
+    };
+    BackgroundWorkerBuilder::new(&name)
+        .set_type("keybench run worker")
+        .set_library("keybench")
+        .set_function("keybench_run_worker")
+        .set_argument(Some(pg_sys::Datum::from(((handle as u64) << 8) | i as u64)))
+        .enable_spi_access()
+        .set_start_time(BgWorkerStartTime::RecoveryFinished)
+        // SAFETY: reading this process's pid; the postmaster signals it when the worker starts
+        // or stops, which sets this process's latch.
+        .set_notify_pid(unsafe { pg_sys::MyProcPid })
+        .load_dynamic()
+        .ok()
+}
+
+fn current_setting(name: &str) -> String {
+    Spi::get_one_with_args::<String>("SELECT current_setting($1)", &[name.into()])
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The leader: start the workers, wait for them, report. However the run ends, it is closed
+/// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
+/// none is left to do it, by a clean-up worker started here.
+pub fn run(p: Params) -> Summary {
+    let kind = p.kind();
+    if let Some(f) = kind.server_function() {
+        let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))
+            .ok()
+            .flatten();
+        if has != Some(true) {
+            raise(RunError::KindUnavailable(kind.name().into(), f));
+        }
+    }
+    if kind == Kind::Snowflake {
+        if let Err(e) = crate::pg::shmem::snowflake_counter() {
+            raise(e);
+        }
+    }
+    check_can_run(&p);
+    hold_extension();
+    let ext = extension_schema();
+    let size = std::mem::size_of::<Shared>();
+    // SAFETY: a new segment of `size` bytes, owned by this transaction's resource owner.
+    let seg = unsafe { pg_sys::dsm_create(size, 0) };
+    // SAFETY: the new segment's mapping, `size` bytes, suitably aligned (a DSM mapping starts on
+    // a page boundary).
+    let ptr = unsafe { pg_sys::dsm_segment_address(seg).cast::<Shared>() };
+    // SAFETY: zeroing those `size` bytes makes a valid Shared (every field of it is valid as
+    // zeros), which no other process sees until a worker is started below.
+    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, size) };
+    // SAFETY: that Shared, not yet shared with anyone: the only reference to it.
+    let shared = unsafe { &mut *ptr };
+    // SAFETY: the segment created above.
+    let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
+    shared.params = p;
+    // SAFETY: reading this backend's database, user, pid and latch address, all set before any
+    // SQL function runs.
+    unsafe {
+        shared.database = pg_sys::MyDatabaseId.to_u32();
+        shared.user = pg_sys::GetUserId().to_u32();
+        shared.leader_pid = pg_sys::MyProcPid;
+        shared.leader_latch = pg_sys::MyLatch as usize;
+    }
+    shared.lock_key = handle as i32;
+    put_str(&mut shared.ext_schema, &ext);
+    shared
+        .workers_left
+        .store(p.clients as u32, Ordering::Release);
+    // SAFETY: the detach callback gets the segment's address, valid for as long as it is mapped,
+    // which is when the callback runs.
+    unsafe { pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr)) };
+    // From here on the workers share it: only shared references (atomics for what changes).
+    let shared: &Shared = shared;
+    let clients = p.clients as usize;
+    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(clients);
+    for i in 0..clients {
+        match start_worker(handle, i) {
+            Some(w) => workers.push(w),
+            None => {
+                let max = current_setting("max_worker_processes");
+                if i == 0 {
+                    raise(RunError::Workers {
+                        needed: p.clients,
+                        started: 0,
+                        max_worker_processes: max,
+                    });
+                }
+                shared.record_error(
+                    &format!(
+                        "could not start client {i} of {clients}: no background worker slot was free \
+                         (max_worker_processes is {max})"
+                    ),
+                    PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                );
+                for j in i..clients {
+                    shared.depart(j);
+                }
+                break;
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let interval = notice_every_seconds();
+    let mut next_notice = interval;
+    let mut cancelled = false;
+    let mut janitor: Option<DynamicBackgroundWorker> = None;
+    loop {
+        if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
+            break;
+        }
+        if !cancelled && stop_requested(shared) {
+            // A client failed or died: stop the others now, not at their next batch.
+            cancel_clients(shared);
+            cancelled = true;
+        }
+        let mut all_stopped = true;
+        for (i, w) in workers.iter().enumerate() {
+            if matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)) {
+                // A client that stopped without attaching never started: count it here.
+                if shared.slots[i].state.load(Ordering::Acquire) == SLOT_EMPTY
+                    && shared.slots[i].depart()
+                {
+                    shared.workers_left.fetch_sub(1, Ordering::AcqRel);
+                    shared.record_error(
+                        &format!("client {i} of {clients} stopped before it started (the server log says why)"),
+                        PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                    );
+                }
+            } else {
+                all_stopped = false;
+            }
+        }
+        if all_stopped && shared.finished.load(Ordering::Acquire) == FINISHED_NO {
+            // Every client is gone and none closed the run: one died. A clean-up worker closes it.
+            match &janitor {
+                None => match start_worker(handle, JANITOR) {
+                    Some(j) => janitor = Some(j),
+                    None => raise(RunError::Abandoned(
+                        shared.error(),
+                        shared.run_id.load(Ordering::Acquire),
+                    )),
+                },
+                Some(j) => {
+                    if matches!(j.pid(), Err(BackgroundWorkerStatus::Stopped))
+                        && shared.finished.load(Ordering::Acquire) == FINISHED_NO
+                    {
+                        raise(RunError::Abandoned(
+                            shared.error(),
+                            shared.run_id.load(Ordering::Acquire),
+                        ));
+                    }
+                }
+            }
+        }
+        wait_on_latch(100);
+        pgrx::check_for_interrupts!();
+        let elapsed = started.elapsed().as_secs_f64();
+        if interval > 0.0 && elapsed >= next_notice {
+            let done = shared.rows_done.load(Ordering::Acquire);
+            pgrx::notice!("{}", progress_line(done, p.rows, elapsed));
+            next_notice += interval;
+        }
+    }
+    wait_for_exit(&workers);
+    if let Some(j) = &janitor {
+        wait_for_exit(std::slice::from_ref(j));
+    }
+    if shared.finished.load(Ordering::Acquire) != FINISHED_OK {
+        let msg = shared.error();
+        let msg = if msg.is_empty() {
+            "the run was stopped".to_string()
+        } else {
+            msg
+        };
+        raise(RunError::Worker(
+            msg,
+            shared.error_code.load(Ordering::Acquire),
+        ));
+    }
+    let summary = shared.summary;
+    // Finished: detach now rather than at commit (the callback sees the run finished).
+    // SAFETY: the segment this function created; `shared` is not used after this.
+    unsafe { pg_sys::dsm_detach(seg) };
+    summary
+}

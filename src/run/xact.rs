@@ -1,0 +1,112 @@
+//! Transactions and usage: run a closure in its own transaction (an ERROR caught and returned),
+//! the backend's WAL and buffer counters, a relation's block counters and size, the clock.
+
+use pgrx::prelude::*;
+use std::panic::AssertUnwindSafe;
+
+/// An ERROR caught in a worker: its message (with its detail) and SQLSTATE.
+#[derive(Debug, Clone)]
+pub(super) struct Failure {
+    pub(super) message: String,
+    pub(super) sqlstate: i32,
+}
+
+pub(super) fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
+    use pgrx::pg_sys::panic::CaughtError::*;
+    let r = match e {
+        PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
+    };
+    let message = match r.detail() {
+        Some(d) if !d.is_empty() => format!("{} ({d})", r.message()),
+        _ => r.message().to_string(),
+    };
+    Failure {
+        message,
+        sqlstate: r.sql_error_code() as isize as i32,
+    }
+}
+
+/// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
+/// the error returned.
+pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
+    PgTryBuilder::new(AssertUnwindSafe(move || {
+        // SAFETY: only workers call this, between their transactions: it starts one, with a
+        // snapshot for the statements of `f`.
+        unsafe {
+            pg_sys::SetCurrentStatementStartTimestamp();
+            pg_sys::StartTransactionCommand();
+            pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+        }
+        let r = f();
+        // SAFETY: the snapshot pushed above, and the transaction started above, committed.
+        unsafe {
+            pg_sys::PopActiveSnapshot();
+            pg_sys::CommitTransactionCommand();
+        }
+        Ok(r)
+    }))
+    .catch_others(|e| {
+        // SAFETY: an ERROR inside the transaction started above (or its commit): it is aborted,
+        // as PostgreSQL's error recovery would, and the worker goes on outside any transaction.
+        unsafe { pg_sys::AbortCurrentTransaction() };
+        Err(caught(&e))
+    })
+    .execute()
+}
+
+/// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
+#[derive(Clone, Copy)]
+pub(super) struct Usage {
+    pub(super) wal: pg_sys::WalUsage,
+    pub(super) buf: pg_sys::BufferUsage,
+}
+
+pub(super) fn usage() -> Usage {
+    // SAFETY: plain reads of this backend's own counters (process-local globals).
+    unsafe {
+        Usage {
+            wal: pg_sys::pgWalUsage,
+            buf: pg_sys::pgBufferUsage,
+        }
+    }
+}
+
+/// This transaction's block fetches and hits of one relation, from its pending statistics.
+pub(super) fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
+    // SAFETY: the SQL functions pg_stat_get_xact_blocks_fetched(oid) and
+    // pg_stat_get_xact_blocks_hit(oid), called with the oid datum they take; they return a bigint.
+    let fetched = unsafe {
+        pgrx::direct_function_call::<i64>(
+            pg_sys::pg_stat_get_xact_blocks_fetched,
+            &[rel.into_datum()],
+        )
+    };
+    // SAFETY: as above.
+    let hit = unsafe {
+        pgrx::direct_function_call::<i64>(pg_sys::pg_stat_get_xact_blocks_hit, &[rel.into_datum()])
+    };
+    (fetched.unwrap_or(0), hit.unwrap_or(0))
+}
+
+/// Size of a relation's main fork, as pg_relation_size() (without SPI).
+pub(super) fn relation_size(rel: pg_sys::Oid) -> i64 {
+    // SAFETY: the SQL function pg_relation_size(regclass, text), called with the two datums it
+    // takes; it returns a bigint (NULL for a relation that is gone).
+    unsafe {
+        pgrx::direct_function_call::<i64>(
+            pg_sys::pg_relation_size,
+            &[rel.into_datum(), "main".into_datum()],
+        )
+    }
+    .unwrap_or(0)
+}
+
+pub(super) fn now_ns() -> i64 {
+    crate::generators::clock::realtime_ns()
+}
+
+pub(super) fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
+    (ns / 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US)
+        .try_into()
+        .expect("the clock is in timestamptz's range")
+}
