@@ -30,14 +30,18 @@ sampler=$!
 SELECT current_setting('server_version') AS postgresql, current_setting('shared_buffers') AS shared_buffers,
        current_setting('max_wal_size') AS max_wal_size, current_setting('checkpoint_timeout') AS checkpoint_timeout;
 \timing on
+CREATE TEMP TABLE loads AS SELECT * FROM keybench_compare(ARRAY['bigint', 'uuidv7', 'uuidv4'], $rows, clients => $clients);
+\timing off
+-- What keybench_compare returned:
+SELECT * FROM loads ORDER BY run_id;
+-- Every figure, from keybench.run_figures:
 SELECT kind, rows, clients, batches, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s,
        pg_size_pretty(wal_bytes) AS wal, round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows,
        wal_fpi AS fpi, shared_read AS reads, shared_dirtied AS dirtied, index_blks_read AS idx_reads,
-       round(index_hit_ratio::numeric, 4) AS idx_hit_ratio, pg_size_pretty(lsn_delta_bytes) AS lsn_delta,
+       round(index_hit_ratio::numeric, 4) AS idx_hit_ratio, pg_size_pretty(lsn_delta) AS lsn_delta,
        checkpoints, pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
        avg_leaf_density AS density, leaf_fragmentation AS frag
-FROM keybench_compare(ARRAY['bigint', 'uuidv7', 'uuidv4'], $rows, clients => $clients);
-\timing off
+FROM keybench.run_figures WHERE run_id IN (SELECT run_id FROM loads) ORDER BY run_id;
 \echo 'WAL per million rows as the table grows (per 10% of the rows, from keybench.batches):'
 SELECT r.kind, (b.rows_before * 10 / r.rows) * 10 AS pct_loaded,
        round((sum(b.wal_bytes) * 1e6 / sum(b.rows) / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows,

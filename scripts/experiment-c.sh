@@ -18,10 +18,12 @@ KB_MEMORY_CAP_MB=$cap cluster_start experiment-c 18 54371 "shared_preload_librar
 psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"
 echo "== experiment C: $rows single-row transactions per key from 4 workers, shared_buffers = $sb, memory cap $cap MB (cgroup), PostgreSQL $("$PGBIN/psql" -X -At -c 'SHOW server_version')"
-psql_q -c "SET client_min_messages = warning" -c "SELECT run_id, kind, round((elapsed_ms / 1000)::numeric) AS seconds, round(rows_per_sec) AS tx_per_s,
+psql_q -c "SET client_min_messages = warning" \
+  -c "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows, batch_size => $rows / 20, clients => 4, method => 'single', shape => 'c')" \
+  -c "SELECT run_id, kind, round((elapsed_ms / 1000)::numeric) AS seconds, round(rows_per_sec) AS tx_per_s,
   round(wal_bytes::numeric / rows) AS wal_bytes_per_row, wal_fpi AS fpi, index_blks_read AS pk_blks_read, shared_read,
   pg_size_pretty(index_bytes) AS pk_index, pg_size_pretty(heap_bytes) AS heap, avg_leaf_density AS density
-FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows, batch_size => $rows / 20, clients => 4, method => 'single', shape => 'c')"
+FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
 echo "-- per batch (each a twentieth of the rows; tx/s of one client, blocks read from outside shared_buffers):"
 psql_q -c "SELECT b.batch + 1 AS batch, max(b.rows_before + b.rows) AS rows_loaded,
   round(sum(b.rows) FILTER (WHERE r.kind = 'bigint') / sum(b.elapsed_ms / 1000) FILTER (WHERE r.kind = 'bigint')) AS bigint_tx_s,

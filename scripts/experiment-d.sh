@@ -18,10 +18,11 @@ cluster_start experiment-d 18 54370 "shared_preload_libraries=keybench" "shared_
 psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"
 echo "== experiment D: $batches batches of $per rows, shared_buffers = $sb, PostgreSQL $("$PGBIN/psql" -X -At -c 'SHOW server_version')"
-psql_q -c "SELECT run_id, kind, rows, round((elapsed_ms / 1000)::numeric, 1) AS seconds, index_blks_read,
+psql_q -c "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['uuidv4', 'uuidv7'], $rows, batch_size => $per, shape => 'd', payload_width => 100)" \
+  -c "SELECT run_id, kind, rows, round((elapsed_ms / 1000)::numeric, 1) AS seconds, index_blks_read,
   round(index_hit_ratio::numeric, 4) AS hit_ratio, pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
   avg_leaf_density AS density, leaf_fragmentation AS frag
-FROM keybench_compare(ARRAY['uuidv4', 'uuidv7'], $rows, batch_size => $per, shape => 'd', payload_width => 100)"
+FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
 echo "-- per batch (every fifth):"
 psql_q -c "SELECT r.kind, b.batch + 1 AS batch, b.rows_before + b.rows AS rows_loaded, round(b.elapsed_ms::numeric) AS ms,
   pg_size_pretty(b.index_bytes) AS index_size, b.index_blks_read AS idx_reads,

@@ -52,8 +52,8 @@ INSERT INTO orders_bigint (note) SELECT 'row ' || g FROM generate_series(1, 50) 
 CREATE VIEW orders_all AS
   SELECT id::text AS id, note FROM orders_snowflake UNION ALL SELECT id::text, note FROM orders_uuidv7
   UNION ALL SELECT id, note FROM orders_ulid;
-SELECT run_id, table_name FROM keybench_run('uuidv7', 2000, keep => true);
-SELECT run_id, table_name FROM keybench_run('uuidv4', 2000, keep => true, shape => 'c');
+SELECT run_id, kept_table FROM keybench_run('uuidv7', 2000, keep => true);
+SELECT run_id, kept_table FROM keybench_run('uuidv4', 2000, keep => true, shape => 'c');
 SELECT run_id FROM keybench_run('snowflake', 1000);
 ANALYZE;
 

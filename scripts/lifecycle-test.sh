@@ -46,6 +46,12 @@ psql -d up -c "CREATE EXTENSION keybench" >/dev/null
 check "0.1.0 installed" 0.1.0 "$(psql -d up -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'")"
 psql -d up -c "SELECT run_id FROM keybench_run('uuidv7', 2000, clients => 2)" \
             -c "SELECT run_id FROM keybench_run('uuidv4', 1000, keep => true)" >/dev/null
+# A second 0.1.0 database where a role was granted keybench_run and keybench_compare: the update
+# re-creates both (their result type changed in 0.3.0) and must give the grants back.
+"$PGBIN/createdb" grants
+psql -d grants -c "SET client_min_messages = warning" -c "CREATE EXTENSION keybench" -c "DROP ROLE IF EXISTS keybench_lifecycle_grantee" \
+  -c "CREATE ROLE keybench_lifecycle_grantee" \
+  -c "GRANT EXECUTE ON FUNCTION keybench_run, keybench_compare TO keybench_lifecycle_grantee" >/dev/null
 runs_before=$(psql -d up -c "SELECT string_agg(format('%s %s %s %s %s', run_id, kind, status, rows, wal_bytes), ', ' ORDER BY run_id) FROM keybench.runs")
 data="$KB_ROOT/target/clusters/$name/data"
 as_pg "$PGBIN/pg_ctl" -D "$data" -m fast -w stop >/dev/null
@@ -61,6 +67,12 @@ new=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$("$KB_PG_CONFIG" --sharedir)
 psql -d up -c "ALTER EXTENSION keybench UPDATE" >/dev/null 2>"$work/update.err"
 check "ALTER EXTENSION keybench UPDATE" "" "$(cat "$work/update.err")"
 check "updated to $new" "$new" "$(psql -d up -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'")"
+psql -d grants -c "ALTER EXTENSION keybench UPDATE" >/dev/null 2>"$work/update-grants.err"
+check "the update keeps the EXECUTE grants on re-created functions" "t|t|f" \
+  "$(psql -d grants -c "SELECT has_function_privilege('keybench_lifecycle_grantee', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer)', 'EXECUTE'),
+                              has_function_privilege('keybench_lifecycle_grantee', 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer)', 'EXECUTE'),
+                              has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer)', 'EXECUTE')")"
+"$PGBIN/dropdb" grants
 "$PGBIN/createdb" fresh
 psql -d fresh -c "CREATE EXTENSION keybench" >/dev/null
 psql -d up -f pg_test/lifecycle/catalog.sql >"$work/catalog-updated.txt" 2>&1

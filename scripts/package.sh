@@ -50,10 +50,10 @@ for m in "${majors[@]}"; do
     got=$("$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 \
       -c "CREATE EXTENSION keybench" \
       -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'" \
-      -c "SELECT kind, rows, batches FROM keybench_run('uuidv7', 20000, clients => 2, keep => true)" \
+      -c "SELECT kind, rows, clients FROM keybench_run('uuidv7', 20000, clients => 2, keep => true)" \
       -c "SELECT avg_leaf_density > 85 FROM keybench_density('keybench.run_1_uuidv7_pkey')" \
       -c "SELECT public.uuid_extract_version(public.uuidv7()), length(ulid()), snowflake_node(snowflake_id())" 2>&1 | tr '\n' ' ')
-    want="CREATE EXTENSION $version uuidv7|20000|20 t 7|26|0 "
+    want="CREATE EXTENSION $version uuidv7|20000|2 t 7|26|0 "
     if [ "$got" = "$want" ]; then
       echo "ok - package pg$m: installed with tar into a fresh PostgreSQL $m ($("$PGBIN/postgres" --version)), no Rust on PATH: CREATE EXTENSION, a 2-client run, density, generators"
     else

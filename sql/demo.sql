@@ -32,14 +32,15 @@ SELECT generator, provider, round(total_ms::numeric, 1) AS total_ms,
 FROM keybench_generator_cost(:calls, 3);
 
 \echo 'keybench_compare(): each kind of key loaded into experiment A''s table inside the server,'
-\echo :rows 'rows in 1000-row batches (one transaction each) from 2 concurrent workers, default settings:'
-SELECT kind, round(elapsed_ms::numeric) AS ms, round(rows_per_sec::numeric) AS rows_per_s,
-       round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows, wal_fpi AS fpi,
-       shared_dirtied AS dirtied, index_blks_read AS idx_reads,
-       pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
-       avg_leaf_density AS density, leaf_fragmentation AS frag
-FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv7', 'uuidv7_native', 'ulid_uuid', 'uuidv4',
-                            'gen_random_uuid', 'ulid', 'nanoid', 'uuidv4_text'], :rows, clients => 2);
+\echo :rows 'rows in 1000-row batches (one transaction each) from 2 concurrent workers, default settings;'
+\echo 'what it returns, the figures a reader looks at first:'
+SELECT * FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv7', 'uuidv7_native', 'ulid_uuid', 'uuidv4',
+                                     'gen_random_uuid', 'ulid', 'nanoid', 'uuidv4_text'], :rows, clients => 2);
+
+\echo 'Every figure of those runs is in keybench.run_figures, for example buffers dirtied and index blocks read:'
+SELECT kind, wal_records, shared_dirtied AS dirtied, shared_read AS reads, index_blks_read AS idx_reads,
+       round(index_hit_ratio::numeric, 4) AS idx_hit_ratio, pg_size_pretty(heap_bytes) AS heap, checkpoints
+FROM keybench.run_figures WHERE run_id > (SELECT max(run_id) - 10 FROM keybench.runs) ORDER BY run_id;
 
 \echo 'Every run and its batches stay queryable (keybench.runs, keybench_series(run_id)), for example WAL'
 \echo 'and full-page images per 100,000 rows of the uuidv4 run:'

@@ -97,7 +97,16 @@ WHERE r.status = 'running'
 GROUP BY r.run_id;
 COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, rate and ETA';
 GRANT USAGE ON SCHEMA keybench TO PUBLIC;
-GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress TO PUBLIC;
+-- Every figure of every run (keybench_run returns only the ones a reader looks at first), with
+-- the ratios derived from them: WAL bytes per million rows, and the index blocks found in shared
+-- buffers as a share of those the run asked for.
+CREATE VIEW keybench.run_figures AS
+SELECT r.*,
+       r.wal_bytes::float8 * 1e6 / r.rows AS wal_per_million_rows,
+       r.index_blks_hit::float8 / nullif(r.index_blks_read + r.index_blks_hit, 0) AS index_hit_ratio
+FROM keybench.runs r;
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL per million rows and the index hit ratio';
+GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
 -- Close the runs that no keybench process works on any more, left marked running by a server
 -- crash or restart (or a killed worker): each is marked failed, with the reason, and its table

@@ -171,6 +171,8 @@ DECLARE
   i int;
   rr record;
   x record;
+  fig record;
+  rid bigint;
   kept bigint[] := '{}';
   ids bigint[] := '{}';
   rates numeric[];
@@ -197,14 +199,16 @@ BEGIN
     n := greatest(1000, round(10000000 * $2));
     FOR i IN 1..$4 LOOP
       FOREACH k IN ARRAY ARRAY['bigint', 'uuidv4', 'uuidv7'] LOOP
-        SELECT * INTO rr FROM keybench_run(k, n, batch_size => 1000, clients => $3, keep => i = $4,
-                                           checkpoint_first => true);
+        SELECT run_id INTO rid FROM keybench_run(k, n, batch_size => 1000, clients => $3, keep => i = $4,
+                                                 checkpoint_first => true);
+        -- Every figure, from a statement after the run (its workers committed them).
+        SELECT * INTO rr FROM keybench.run_figures f WHERE f.run_id = rid;
         IF i = $4 THEN kept := kept || rr.run_id; END IF;
         RETURN QUERY SELECT 'a', format('load %s rows, run %s of %s (run_id %s)', n, i, $4, rr.run_id), k, m.metric, m.value, m.note
           FROM (VALUES ('seconds', round((rr.elapsed_ms / 1000)::numeric, 3), NULL),
                        ('rows_per_sec', round(rr.rows_per_sec::numeric), NULL),
                        ('wal_bytes', rr.wal_bytes::numeric, 'backend WAL counters, summed over the batches'),
-                       ('lsn_delta_bytes', rr.lsn_delta_bytes::numeric, 'insert-LSN delta over the load'),
+                       ('lsn_delta_bytes', rr.lsn_delta::numeric, 'insert-LSN delta over the load'),
                        ('wal_bytes_per_million_rows', round(rr.wal_per_million_rows::numeric), NULL),
                        ('wal_fpi', rr.wal_fpi::numeric, NULL),
                        ('heap_bytes', rr.heap_bytes::numeric, NULL),
@@ -276,20 +280,22 @@ BEGIN
     n := greatest(1000, round(1000000 * $2));
     FOR x IN SELECT * FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], n,
                                             method => 'copy_keys') LOOP
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
       RETURN QUERY SELECT 'b', format('COPY %s rows (run_id %s)', n, x.run_id), x.kind, m.metric, m.value, NULL
-        FROM (VALUES ('seconds', round((x.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', x.heap_bytes::numeric),
-                     ('pk_index_bytes', x.index_bytes::numeric), ('lsn_delta_bytes', x.lsn_delta_bytes::numeric),
-                     ('avg_leaf_density', x.avg_leaf_density::numeric)) m(metric, value);
+        FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', fig.heap_bytes::numeric),
+                     ('pk_index_bytes', fig.index_bytes::numeric), ('lsn_delta_bytes', fig.lsn_delta::numeric),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric)) m(metric, value);
     END LOOP;
     FOR rr IN SELECT * FROM (VALUES (10, 'random'), (1000, 'random'), (10, 'counter'), (1000, 'counter')) v(rate, subms) LOOP
       FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], n, method => 'copy_keys', ids_per_ms => rr.rate,
                                               uuidv7_subms => rr.subms) LOOP
+        SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
         RETURN QUERY SELECT 'b', format('COPY %s rows (run_id %s)', n, x.run_id),
                             format('uuidv7, %s ids/ms, %s sub-ms bits', rr.rate, rr.subms), m.metric, m.value, NULL
-          FROM (VALUES ('seconds', round((x.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', x.heap_bytes::numeric),
-                       ('pk_index_bytes', x.index_bytes::numeric), ('lsn_delta_bytes', x.lsn_delta_bytes::numeric),
-                       ('avg_leaf_density', x.avg_leaf_density::numeric),
-                       ('leaf_fragmentation', x.leaf_fragmentation::numeric)) m(metric, value);
+          FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', fig.heap_bytes::numeric),
+                       ('pk_index_bytes', fig.index_bytes::numeric), ('lsn_delta_bytes', fig.lsn_delta::numeric),
+                       ('avg_leaf_density', fig.avg_leaf_density::numeric),
+                       ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
       END LOOP;
     END LOOP;
 
@@ -298,11 +304,12 @@ BEGIN
     FOR x IN SELECT * FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], n, batch_size => 1000, clients => $3,
                                             method => 'single', shape => 'c') LOOP
       ids := ids || x.run_id;
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
       RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
                           m.metric, m.value, NULL
-        FROM (VALUES ('tx_per_sec', round(x.rows_per_sec::numeric)), ('wal_bytes_per_row', round(x.wal_bytes::numeric / x.rows)),
-                     ('wal_fpi', x.wal_fpi::numeric), ('pk_index_bytes', x.index_bytes::numeric),
-                     ('avg_leaf_density', x.avg_leaf_density::numeric), ('leaf_fragmentation', x.leaf_fragmentation::numeric)) m(metric, value);
+        FROM (VALUES ('tx_per_sec', round(fig.rows_per_sec::numeric)), ('wal_bytes_per_row', round(fig.wal_bytes::numeric / fig.rows)),
+                     ('wal_fpi', fig.wal_fpi::numeric), ('pk_index_bytes', fig.index_bytes::numeric),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
       RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
                           m.metric, m.value, 'shared_buffers ' || sb
         FROM keybench_cliff(x.run_id) c,
@@ -323,10 +330,11 @@ BEGIN
     FOR rr IN SELECT * FROM (VALUES (0), (60000)) v(skew) LOOP
       FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], least(n, 1000000), clients => greatest($3, 2),
                                               clock_skew_ms => rr.skew) LOOP
+        SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
         RETURN QUERY SELECT 'c', format('uuidv7 from %s clients, clocks +/-%s ms apart (run_id %s)', greatest($3, 2), rr.skew, x.run_id),
                             'uuidv7', m.metric, m.value, NULL
-          FROM (VALUES ('avg_leaf_density', x.avg_leaf_density::numeric), ('leaf_fragmentation', x.leaf_fragmentation::numeric),
-                       ('pk_index_bytes', x.index_bytes::numeric)) m(metric, value);
+          FROM (VALUES ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric),
+                       ('pk_index_bytes', fig.index_bytes::numeric)) m(metric, value);
       END LOOP;
     END LOOP;
     FOR x IN SELECT * FROM keybench_partition_lookup(least(n, 10000000), 12, least(n, 100000)::int, 365) LOOP
@@ -345,10 +353,11 @@ BEGIN
   ELSE
     n := greatest(5000, round(5000000 * $2));
     FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv4', 'uuidv7'], n, batch_size => n / 50, shape => 'd', payload_width => 100) LOOP
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
       RETURN QUERY SELECT 'd', format('%s rows in 50 batches, shared_buffers %s (run_id %s)', n, sb, x.run_id), x.kind, m.metric, m.value, NULL
-        FROM (VALUES ('seconds', round((x.elapsed_ms / 1000)::numeric, 3)), ('pk_index_bytes', x.index_bytes::numeric),
-                     ('index_blks_read', x.index_blks_read::numeric), ('index_hit_ratio', round(x.index_hit_ratio::numeric, 4)),
-                     ('avg_leaf_density', x.avg_leaf_density::numeric), ('leaf_fragmentation', x.leaf_fragmentation::numeric)) m(metric, value);
+        FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('pk_index_bytes', fig.index_bytes::numeric),
+                     ('index_blks_read', fig.index_blks_read::numeric), ('index_hit_ratio', round(fig.index_hit_ratio::numeric, 4)),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
       RETURN QUERY SELECT 'd', format('%s rows in 50 batches, shared_buffers %s (run_id %s)', n, sb, x.run_id), x.kind, m.metric, m.value,
                           'keybench_series(' || x.run_id || ') has every batch'
         FROM keybench_cliff(x.run_id) c,

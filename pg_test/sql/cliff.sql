@@ -2,8 +2,10 @@
 -- index outgrows it within a few hundred thousand rows.
 CREATE EXTENSION keybench;
 SHOW shared_buffers;
-CREATE TEMP TABLE v4 AS SELECT * FROM keybench_run('uuidv4', 1000000, batch_size => 10000, shape => 'd', payload_width => 100);
-CREATE TEMP TABLE v7 AS SELECT * FROM keybench_run('uuidv7', 1000000, batch_size => 10000, shape => 'd', payload_width => 100);
+CREATE TEMP TABLE v4_run AS SELECT * FROM keybench_run('uuidv4', 1000000, batch_size => 10000, shape => 'd', payload_width => 100);
+CREATE TEMP TABLE v4 AS SELECT f.* FROM v4_run JOIN keybench.run_figures f USING (run_id);
+CREATE TEMP TABLE v7_run AS SELECT * FROM keybench_run('uuidv7', 1000000, batch_size => 10000, shape => 'd', payload_width => 100);
+CREATE TEMP TABLE v7 AS SELECT f.* FROM v7_run JOIN keybench.run_figures f USING (run_id);
 SELECT c.kind, c.shared_buffers,
        c.rows_when_index_outgrew_shared_buffers BETWEEN 100000 AND 900000 AS outgrew_midway,
        c.rows_when_index_reads_started IS NOT NULL AS reads_started,

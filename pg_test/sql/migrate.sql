@@ -2,20 +2,24 @@
 CREATE EXTENSION IF NOT EXISTS keybench;
 -- Migration: a kept uuidv4 table switches its default to uuidv7; the next batch is measured alone,
 -- and almost every old key sorts after the new band (version 7 keys start with the time).
-CREATE TEMP TABLE v4 AS SELECT * FROM keybench_run('uuidv4', 50000, keep => true);
+CREATE TEMP TABLE v4_run AS SELECT * FROM keybench_run('uuidv4', 50000, keep => true);
+CREATE TEMP TABLE v4 AS SELECT f.* FROM v4_run JOIN keybench.run_figures f USING (run_id);
 SELECT m.batch_rows, m.elapsed_ms > 0 AS timed, m.wal_bytes > 0 AS wal, m.old_keys,
        m.old_keys_before_new_band < m.old_keys / 50 AS few_old_keys_before_new_band
 FROM v4, keybench_migrate(v4.run_id, 10000) m;
 DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM v4); END $$;
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_migrate(999999)$$);
-CREATE TEMP TABLE v7 AS SELECT * FROM keybench_run('uuidv7', 1000, keep => true);
+CREATE TEMP TABLE v7_run AS SELECT * FROM keybench_run('uuidv7', 1000, keep => true);
+CREATE TEMP TABLE v7 AS SELECT f.* FROM v7_run JOIN keybench.run_figures f USING (run_id);
 SELECT state, regexp_replace(message, 'run [0-9]+', 'run N') AS message
 FROM regress.err($$SELECT * FROM keybench_migrate((SELECT run_id FROM v7))$$);
 DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM v7); END $$;
 
 -- Newest row by id: one descent of the index, a few buffers.
-CREATE TEMP TABLE n7 AS SELECT * FROM keybench_run('uuidv7', 20000, keep => true);
-CREATE TEMP TABLE n4 AS SELECT * FROM keybench_run('uuidv4', 20000, keep => true);
+CREATE TEMP TABLE n7_run AS SELECT * FROM keybench_run('uuidv7', 20000, keep => true);
+CREATE TEMP TABLE n7 AS SELECT f.* FROM n7_run JOIN keybench.run_figures f USING (run_id);
+CREATE TEMP TABLE n4_run AS SELECT * FROM keybench_run('uuidv4', 20000, keep => true);
+CREATE TEMP TABLE n4 AS SELECT f.* FROM n4_run JOIN keybench.run_figures f USING (run_id);
 SELECT n.kind, n.execution_ms >= 0 AS timed, n.shared_hit + n.shared_read BETWEEN 1 AND 10 AS few_buffers
 FROM (SELECT run_id FROM n7 UNION ALL SELECT run_id FROM n4) r, keybench_newest(r.run_id) n ORDER BY n.kind;
 DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s, %s', n7.table_name, n4.table_name) FROM n7, n4); END $$;

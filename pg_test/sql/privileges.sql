@@ -27,8 +27,8 @@ GRANT SELECT, INSERT, UPDATE ON keybench.runs TO keybench_alice;
 GRANT SELECT, INSERT ON keybench.batches TO keybench_alice;
 GRANT EXECUTE ON FUNCTION keybench_run, keybench_compare, keybench_probe, keybench_cleanup TO keybench_alice;
 SET ROLE keybench_alice;
-SELECT kind, rows, batches, table_name FROM keybench_run('uuidv7', 2000, clients => 2);
-SELECT kind, rows, table_name IS NOT NULL AS kept FROM keybench_run('uuidv4', 1000, keep => true);
+SELECT kind, rows, clients, kept_table FROM keybench_run('uuidv7', 2000, clients => 2);
+SELECT kind, rows, kept_table IS NOT NULL AS kept FROM keybench_run('uuidv4', 1000, keep => true);
 SELECT count(*) AS kept_tables_owned_by_alice FROM pg_tables WHERE schemaname = 'keybench' AND tableowner = 'keybench_alice';
 -- CHECKPOINT needs pg_checkpoint (PostgreSQL 15 and later) or superuser: checked before any worker.
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, checkpoint_first => true)$$);

@@ -49,3 +49,10 @@ SELECT count(DISTINCT id) AS distinct_ids, min(snowflake_node(id)) AS node,
        bool_and(snowflake_timestamp(id) <= clock_timestamp() + interval '1 second') AS no_future_ids
 FROM orders;
 DROP TABLE orders;
+
+-- Time windows on a time-ordered key: the smallest and largest id of a millisecond.
+SELECT uuidv7_floor('2026-11-30 12:00:00.123456+00') AS floor, uuidv7_ceil('2026-11-30 12:00:00.123456+00') AS ceil;
+
+-- What keybench_run returns (\gdesc: the columns without running it): the figures a reader looks
+-- at first; keybench.run_figures has every figure of every run.
+SELECT * FROM keybench_run('uuidv4', 10000000) \gdesc

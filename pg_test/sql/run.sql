@@ -5,7 +5,27 @@ CREATE FUNCTION pg_temp.count_rows(t text) RETURNS bigint LANGUAGE plpgsql AS
   $$ DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM %s', t) INTO n; RETURN n; END $$;
 
 -- Two clients, 40 batches of 1000 rows of experiment A's table.
-CREATE TEMP TABLE r AS SELECT * FROM keybench_run('bigint', 40000, clients => 2);
+CREATE TEMP TABLE r_run AS SELECT * FROM keybench_run('bigint', 40000, clients => 2);
+-- keybench_run returns the headline figures, rounded to print well in psql; every figure is in
+-- keybench.runs and keybench.run_figures (read in a later statement: the workers commit after this
+-- one's snapshot).
+\x on
+SELECT run_id > 0 AS run_id, kind, rows, clients, pg_typeof(seconds) AS seconds, pg_typeof(rows_per_sec) AS rows_per_sec,
+       wal ~ '^[0-9]+ (bytes|kB|MB|GB)$' AS wal, pg_typeof(wal_per_row) AS wal_per_row, fpi >= 0 AS fpi,
+       index_size ~ '^[0-9]+ (bytes|kB|MB|GB)$' AS index_size, leaf_density > 85 AS leaf_density,
+       fragmentation = 0 AS fragmentation, kept_table
+FROM r_run;
+\x off
+CREATE TEMP TABLE r AS SELECT f.* FROM r_run JOIN keybench.run_figures f USING (run_id);
+SELECT abs(x.seconds - f.elapsed_ms / 1000) <= 0.05 AND x.seconds = round(x.seconds::numeric, 3) AS seconds_rounded,
+       abs(x.rows_per_sec - f.rows_per_sec) <= 0.5 AS whole_rows_per_sec,
+       x.wal = pg_size_pretty(f.wal_bytes) AS wal_pretty,
+       abs(x.wal_per_row - f.wal_bytes::float8 / f.rows) <= 0.05 AND x.wal_per_row = round(x.wal_per_row::numeric, 1) AS wal_per_row,
+       x.fpi = f.wal_fpi AS fpi, x.index_size = pg_size_pretty(f.index_bytes) AS index_size,
+       x.leaf_density = f.avg_leaf_density AND x.fragmentation = f.leaf_fragmentation AS density,
+       abs(f.wal_per_million_rows - f.wal_bytes::float8 * 1e6 / f.rows) < 1e-6 AS derived_wal_ratio,
+       f.index_hit_ratio BETWEEN 0 AND 1 AS derived_hit_ratio
+FROM r_run x JOIN keybench.run_figures f USING (run_id);
 SELECT kind, rows, clients, batches, rows_per_sec > 0 AS has_rate, wal_bytes > 40000 * 60 AS wal_covers_payload,
        wal_records >= 40000 AS a_record_per_row, shared_dirtied > 0 AS dirtied, avg_leaf_density > 85 AS dense,
        leaf_fragmentation = 0 AS unfragmented, heap_bytes > 0 AND index_bytes > 0 AS sized, table_name
@@ -33,10 +53,11 @@ WHERE a.run_id = (SELECT run_id FROM r) AND a.client < b.client
 SELECT to_regclass('keybench.run_' || run_id || '_bigint') IS NULL AS dropped FROM r;
 
 -- Random keys, experiment C's table with its secondary indexes, kept for a probe.
-CREATE TEMP TABLE k AS SELECT * FROM keybench_run('uuidv4', 20000, shape => 'c', keep => true, fillfactor => 80);
+CREATE TEMP TABLE k_run AS SELECT * FROM keybench_run('uuidv4', 20000, shape => 'c', keep => true, fillfactor => 80);
+CREATE TEMP TABLE k AS SELECT f.* FROM k_run JOIN keybench.run_figures f USING (run_id);
 -- Unqualified keybench_run with only a kind and a row count works too (batch_size defaults to
 -- 1000, or to the row count when smaller).
-SELECT kind, rows, batches FROM keybench_run('uuidv7', 500);
+SELECT kind, rows, clients, kept_table FROM keybench_run('uuidv7', 500);
 SELECT kind, avg_leaf_density < 85 AS random_keys_less_dense, leaf_fragmentation > 10 AS fragmented,
        table_name = 'keybench.run_' || run_id || '_uuidv4' AS named,
        (SELECT count(*) FROM pg_index WHERE indrelid = table_name::regclass) AS indexes
@@ -45,12 +66,15 @@ SELECT p.rows, p.wal_bytes > 0 AS wal, p.shared_dirtied > 0 AS dirtied, p.elapse
 FROM k, keybench_probe(k.run_id, 5000) p;
 SELECT pg_temp.count_rows(table_name) AS rows_after_probe FROM k;
 -- One single-row INSERT per transaction, as pgbench clients in experiment C.
-SELECT kind, rows, batches, wal_records >= 2000 AS records FROM keybench_run('uuidv7', 2000, batch_size => 100, method => 'single');
+CREATE TEMP TABLE single AS SELECT * FROM keybench_run('uuidv7', 2000, batch_size => 100, method => 'single');
+SELECT f.kind, f.rows, f.batches, f.wal_records >= 2000 AS records FROM single JOIN keybench.run_figures f USING (run_id);
 -- COPY (experiment B's load method) with experiment D's table, for the other kinds.
-SELECT kind, rows, batches, wal_records > 0 AS wal, heap_bytes > 0 AS heap, avg_leaf_density > 0 AS measured
-FROM keybench_compare(ARRAY['snowflake', 'ulid', 'ulid_uuid', 'nanoid', 'uuidv4_text', 'gen_random_uuid'],
+CREATE TEMP TABLE copied AS SELECT * FROM keybench_compare(ARRAY['snowflake', 'ulid', 'ulid_uuid', 'nanoid', 'uuidv4_text', 'gen_random_uuid'],
                       5000, method => 'copy', shape => 'd');
-CREATE TEMP TABLE c AS SELECT * FROM keybench_run('bigint', 3000, method => 'copy', keep => true, payload_width => 7);
+SELECT f.kind, f.rows, f.batches, f.wal_records > 0 AS wal, f.heap_bytes > 0 AS heap, f.avg_leaf_density > 0 AS measured
+FROM copied JOIN keybench.run_figures f USING (run_id) ORDER BY f.run_id;
+CREATE TEMP TABLE c_run AS SELECT * FROM keybench_run('bigint', 3000, method => 'copy', keep => true, payload_width => 7);
+CREATE TEMP TABLE c AS SELECT f.* FROM c_run JOIN keybench.run_figures f USING (run_id);
 SELECT pg_temp.count_rows(table_name) AS copied_rows,
        pg_temp.count_rows(table_name || ' WHERE length(payload) = 7 AND customer_id BETWEEN 0 AND 100000') AS well_formed
 FROM c;
@@ -58,13 +82,17 @@ DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM c); END $$;
 -- copy_keys: keybench generates the key and sends it in the COPY data (experiment B's client), so
 -- COPY keeps its multi-row insert path, which a volatile column default turns off: far fewer WAL
 -- records than the same load through the default.
-SELECT kind, rows, batches, avg_leaf_density > 0 AS measured
-FROM keybench_compare(ARRAY['snowflake', 'uuidv7', 'uuidv4', 'ulid', 'ulid_uuid', 'nanoid', 'uuidv4_text'],
+CREATE TEMP TABLE copied_keys AS SELECT * FROM keybench_compare(ARRAY['snowflake', 'uuidv7', 'uuidv4', 'ulid', 'ulid_uuid', 'nanoid', 'uuidv4_text'],
                       5000, method => 'copy_keys', shape => 'd');
-SELECT k.wal_records < d.wal_records * 0.8 AS fewer_records_with_keys_in_data
+SELECT f.kind, f.rows, f.batches, f.avg_leaf_density > 0 AS measured FROM copied_keys JOIN keybench.run_figures f USING (run_id) ORDER BY f.run_id;
+CREATE TEMP TABLE keys_in_data AS
+SELECT k.run_id AS keys_run, d.run_id AS default_run
 FROM keybench_run('uuidv7', 50000, method => 'copy_keys', shape => 'd', batch_size => 10000) k,
      keybench_run('uuidv7', 50000, method => 'copy', shape => 'd', batch_size => 10000) d;
-CREATE TEMP TABLE ck AS SELECT * FROM keybench_run('uuidv7', 3000, method => 'copy_keys', keep => true);
+SELECT k.wal_records < d.wal_records * 0.8 AS fewer_records_with_keys_in_data
+FROM keys_in_data x JOIN keybench.runs k ON k.run_id = x.keys_run JOIN keybench.runs d ON d.run_id = x.default_run;
+CREATE TEMP TABLE ck_run AS SELECT * FROM keybench_run('uuidv7', 3000, method => 'copy_keys', keep => true);
+CREATE TEMP TABLE ck AS SELECT f.* FROM ck_run JOIN keybench.run_figures f USING (run_id);
 SELECT pg_temp.count_rows(table_name) AS copied_rows,
        pg_temp.count_rows(table_name || ' WHERE public.uuid_extract_version(id) = 7') AS version_7_keys
 FROM ck;

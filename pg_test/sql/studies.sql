@@ -6,7 +6,7 @@ SELECT setval(pg_get_serial_sequence('keybench.runs', 'run_id'), 1000) AS run_id
 
 -- Delete 30% of a kept table at random or the oldest 30%, VACUUM, reload to the original count.
 CREATE TEMP TABLE kept AS
-SELECT k.kind, k.pattern, r.run_id, r.table_name
+SELECT k.kind, k.pattern, r.run_id, r.kept_table AS table_name
 FROM (VALUES ('uuidv7', 'random'), ('uuidv7', 'oldest'), ('uuidv4', 'random'), ('uuidv4', 'oldest')) k(kind, pattern),
      LATERAL keybench_run(k.kind, 100000, batch_size => 10000, keep => true) r;
 SET client_min_messages = warning;
@@ -48,7 +48,8 @@ SELECT state, message FROM regress.err($$SELECT * FROM keybench_delete((SELECT m
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_delete((SELECT min(run_id) FROM kept), 0.3, 'newest')$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_reload(999999)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_reload((SELECT min(run_id) FROM kept), 0)$$);
-CREATE TEMP TABLE fresh AS SELECT * FROM keybench_run('bigint', 1000, keep => true);
+CREATE TEMP TABLE fresh_run AS SELECT * FROM keybench_run('bigint', 1000, keep => true);
+CREATE TEMP TABLE fresh AS SELECT f.* FROM fresh_run JOIN keybench.run_figures f USING (run_id);
 SELECT state, regexp_replace(message, 'run [0-9]+', 'run N') AS message
 FROM regress.err($$SELECT * FROM keybench_reload((SELECT run_id FROM fresh))$$);
 SELECT format('DROP TABLE %s', string_agg(table_name, ', ')) AS drop FROM (SELECT table_name FROM kept UNION ALL SELECT table_name FROM fresh) t \gset

@@ -95,36 +95,56 @@ impl SqlError for RunError {
     }
 }
 
+/// keybench_run's and keybench_compare's row: the figures a reader looks at first, rounded to
+/// print well in psql. Every raw figure is kept in keybench.runs (keybench.run_figures has them
+/// with the derived ratios).
 type RunRow = (
     i64,
     String,
     i64,
     i32,
-    i64,
-    f64,
     f64,
     i64,
+    String,
     f64,
     i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    Option<f64>,
-    i64,
-    i64,
-    i64,
-    i64,
+    String,
     f64,
     f64,
     Option<String>,
 );
 
+/// `bytes` as PostgreSQL's pg_size_pretty() prints them ("12 MB").
+fn size_pretty(bytes: i64) -> String {
+    // SAFETY: pg_size_pretty(bigint) takes one non-null int8 datum and returns a text datum.
+    unsafe { pgrx::direct_function_call::<String>(pg_sys::pg_size_pretty, &[bytes.into_datum()]) }
+        .unwrap_or_default()
+}
+
+/// `x` rounded to `decimals` decimal places (float8 prints the shortest exact form: 12.3).
+fn round_to(x: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (x * f).round() / f
+}
+
+/// Elapsed seconds to one decimal, and to the hundredth or thousandth below 10 s and 1 s, so
+/// that a short run does not print as 0.0.
+fn seconds(elapsed_ms: f64) -> f64 {
+    let s = elapsed_ms / 1000.0;
+    round_to(
+        s,
+        if s >= 10.0 {
+            1
+        } else if s >= 1.0 {
+            2
+        } else {
+            3
+        },
+    )
+}
+
 fn row_of(p: &Params, s: &Summary) -> RunRow {
     let c = &s.counters;
-    let idx_total = c.index_blks_read + c.index_blks_hit;
     let table = p
         .keep
         .then(|| format!("keybench.run_{}_{}", s.run_id, p.kind().name()));
@@ -133,34 +153,24 @@ fn row_of(p: &Params, s: &Summary) -> RunRow {
         p.kind().name().to_string(),
         p.rows,
         p.clients,
-        s.batches,
-        s.elapsed_ms,
-        p.rows as f64 / (s.elapsed_ms / 1000.0),
-        c.wal_bytes,
-        c.wal_bytes as f64 * 1e6 / p.rows as f64,
-        c.wal_records,
+        seconds(s.elapsed_ms),
+        (p.rows as f64 / (s.elapsed_ms / 1000.0)).round() as i64,
+        size_pretty(c.wal_bytes),
+        round_to(c.wal_bytes as f64 / p.rows as f64, 1),
         c.wal_fpi,
-        c.shared_hit,
-        c.shared_read,
-        c.shared_dirtied,
-        c.shared_written,
-        c.index_blks_read,
-        (idx_total > 0).then(|| c.index_blks_hit as f64 / idx_total as f64),
-        s.lsn_delta,
-        s.checkpoints,
-        s.heap_bytes,
-        s.index_bytes,
-        s.avg_leaf_density,
-        s.leaf_fragmentation,
+        size_pretty(s.index_bytes),
+        round_to(s.avg_leaf_density, 2),
+        round_to(s.leaf_fragmentation, 2),
         table,
     )
 }
 
 /// Load `rows` rows into a new table keyed by `kind`, inside the server, from `clients`
-/// concurrent background workers committing every batch; report time, WAL (bytes, records,
-/// full-page images), shared buffers (hit, read, dirtied, written), index blocks read and hit
-/// ratio, the insert-LSN delta and checkpoints during the run, heap and index size, leaf density
-/// and fragmentation. Per-batch figures go to keybench.batches, the run to keybench.runs.
+/// concurrent background workers committing every batch. Returns one compact row (seconds, rows
+/// per second, WAL and WAL bytes per row, full-page images, index size, leaf density and
+/// fragmentation); every figure (WAL records, shared buffers hit, read, dirtied and written,
+/// index blocks read and hit, insert-LSN delta, checkpoints, heap and index bytes) goes to
+/// keybench.runs (keybench.run_figures), the per-batch figures to keybench.batches.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
 #[pg_extern(volatile, parallel_unsafe)]
 pub fn keybench_run(
@@ -184,26 +194,15 @@ pub fn keybench_run(
         name!(kind, String),
         name!(rows, i64),
         name!(clients, i32),
-        name!(batches, i64),
-        name!(elapsed_ms, f64),
-        name!(rows_per_sec, f64),
-        name!(wal_bytes, i64),
-        name!(wal_per_million_rows, f64),
-        name!(wal_records, i64),
-        name!(wal_fpi, i64),
-        name!(shared_hit, i64),
-        name!(shared_read, i64),
-        name!(shared_dirtied, i64),
-        name!(shared_written, i64),
-        name!(index_blks_read, i64),
-        name!(index_hit_ratio, Option<f64>),
-        name!(lsn_delta_bytes, i64),
-        name!(checkpoints, i64),
-        name!(heap_bytes, i64),
-        name!(index_bytes, i64),
-        name!(avg_leaf_density, f64),
-        name!(leaf_fragmentation, f64),
-        name!(table_name, Option<String>),
+        name!(seconds, f64),
+        name!(rows_per_sec, i64),
+        name!(wal, String),
+        name!(wal_per_row, f64),
+        name!(fpi, i64),
+        name!(index_size, String),
+        name!(leaf_density, f64),
+        name!(fragmentation, f64),
+        name!(kept_table, Option<String>),
     ),
 > {
     let f = "keybench_run";
@@ -266,26 +265,15 @@ pub fn keybench_compare(
         name!(kind, String),
         name!(rows, i64),
         name!(clients, i32),
-        name!(batches, i64),
-        name!(elapsed_ms, f64),
-        name!(rows_per_sec, f64),
-        name!(wal_bytes, i64),
-        name!(wal_per_million_rows, f64),
-        name!(wal_records, i64),
-        name!(wal_fpi, i64),
-        name!(shared_hit, i64),
-        name!(shared_read, i64),
-        name!(shared_dirtied, i64),
-        name!(shared_written, i64),
-        name!(index_blks_read, i64),
-        name!(index_hit_ratio, Option<f64>),
-        name!(lsn_delta_bytes, i64),
-        name!(checkpoints, i64),
-        name!(heap_bytes, i64),
-        name!(index_bytes, i64),
-        name!(avg_leaf_density, f64),
-        name!(leaf_fragmentation, f64),
-        name!(table_name, Option<String>),
+        name!(seconds, f64),
+        name!(rows_per_sec, i64),
+        name!(wal, String),
+        name!(wal_per_row, f64),
+        name!(fpi, i64),
+        name!(index_size, String),
+        name!(leaf_density, f64),
+        name!(fragmentation, f64),
+        name!(kept_table, Option<String>),
     ),
 > {
     let f = "keybench_compare";
@@ -430,7 +418,7 @@ pub fn keybench_probe(
     let before = usage();
     let t0 = std::time::Instant::now();
     spi_run(&p.insert_batch(&table, rows), &[]);
-    let elapsed_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let elapsed_ms = round_to(t0.elapsed().as_secs_f64() * 1e3, 2);
     let after = usage();
     let (f1, h1) = xact_blocks(index);
     let c = delta(&before, &after);
