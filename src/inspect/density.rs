@@ -325,6 +325,7 @@ mod sql {
             if is_null {
                 None
             } else {
+                // SAFETY: a regclass datum is an Oid by value.
                 Some(Regclass(unsafe { pg_sys::Oid::from_datum(d, false) }?))
             }
         }
@@ -339,14 +340,18 @@ mod sql {
         }
     }
 
+    // SAFETY: unboxes through FromDatum above, as pgrx's own ArgAbi implementations do; keybench
+    // declares every regclass argument STRICT, so NULL never reaches it.
     unsafe impl<'fcx> pgrx::callconv::ArgAbi<'fcx> for Regclass {
         unsafe fn unbox_arg_unchecked(arg: pgrx::callconv::Arg<'_, 'fcx>) -> Self {
             let index = arg.index();
+            // SAFETY: the argument is a regclass datum (the function's declared type).
             unsafe { arg.unbox_arg_using_from_datum() }
                 .unwrap_or_else(|| panic!("argument {index} must not be null"))
         }
     }
 
+    // SAFETY: maps to SQL's regclass, whose datum is the Oid FromDatum and IntoDatum use.
     unsafe impl SqlTranslatable for Regclass {
         const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(Regclass);
         const TYPE_ORIGIN: TypeOrigin = TypeOrigin::External;
@@ -362,6 +367,7 @@ mod sql {
         if p.is_null() {
             return format!("{}", oid.to_u32());
         }
+        // SAFETY: a non-NULL palloc'd, NUL-terminated relation name.
         unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
     }
 
@@ -558,6 +564,8 @@ mod sql {
                 next: 1,
                 end: nblocks,
             });
+            // SAFETY: `rel` and `strategy` outlive the stream (the caller's promise); `range` is
+            // boxed, so the pointer the callback gets stays valid as long as the BlockSource.
             let stream = unsafe {
                 pg_sys::read_stream_begin_relation(
                     STREAM_FLAGS as i32,
@@ -588,11 +596,14 @@ mod sql {
         /// ended early). Calls C directly: only under a `pg_guard_ffi_boundary`.
         #[cfg(any(feature = "pg17", feature = "pg18"))]
         unsafe fn next(&mut self, _blkno: u32) -> pg_sys::Buffer {
+            // SAFETY: the stream is live until end(); the caller is under a pg_guard boundary.
             unsafe { raw::read_stream_next_buffer(self.stream, std::ptr::null_mut()) }
         }
 
         #[cfg(not(any(feature = "pg17", feature = "pg18")))]
         unsafe fn next(&mut self, blkno: u32) -> pg_sys::Buffer {
+            // SAFETY: `rel` is open, `blkno` below its size; the caller is under a pg_guard
+            // boundary.
             unsafe {
                 raw::ReadBufferExtended(
                     self.rel,
@@ -606,6 +617,7 @@ mod sql {
 
         #[cfg(any(feature = "pg17", feature = "pg18"))]
         unsafe fn end(self) {
+            // SAFETY: the stream was begun in new() and is ended once, here.
             unsafe { pg_sys::read_stream_end(self.stream) };
         }
 
@@ -613,90 +625,154 @@ mod sql {
         unsafe fn end(self) {}
     }
 
-    /// Read the whole index: metapage, then every block through a bulk-read buffer ring, each
-    /// share-locked while it is parsed, honouring interrupts between pages.
-    pub fn scan(index: pg_sys::Oid) -> Density {
-        let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
-        let block_size = pg_sys::BLCKSZ as usize;
-        let rel = open_checked(index, lock);
+    /// The page of a pinned buffer, as bytes.
+    ///
+    /// # Safety
+    /// `buf` must be pinned (and locked while the bytes are read) for as long as the slice lives.
+    unsafe fn page_of<'a>(buf: pg_sys::Buffer) -> &'a [u8] {
+        // SAFETY: a pinned buffer's page is BLCKSZ bytes of shared memory that stays mapped while
+        // the pin is held (the caller's promise).
         unsafe {
-            let name = rel_name(index);
+            std::slice::from_raw_parts(
+                pg_sys::BufferGetPage(buf) as *const u8,
+                pg_sys::BLCKSZ as usize,
+            )
+        }
+    }
+
+    /// What the scan needs of an open index: a B-tree, this session's if temporary, valid, not
+    /// empty. Its number of blocks.
+    fn check_scannable(rel: pg_sys::Relation, name: &str) -> u32 {
+        // SAFETY: `rel` is open and locked (open_checked); rd_rel and rd_index are its pg_class
+        // and pg_index rows, which stay valid while it is open.
+        let (relam, persistence, local_temp, valid) = unsafe {
             let form = &*(*rel).rd_rel;
-            if form.relam != pg_sys::BTREE_AM_OID {
-                let am = CStr::from_ptr(pg_sys::get_am_name(form.relam))
-                    .to_string_lossy()
-                    .into_owned();
-                raise(DensityError::NotBtree(name, am));
-            }
-            if form.relpersistence as u8 == pg_sys::RELPERSISTENCE_TEMP && !(*rel).rd_islocaltemp {
-                raise(DensityError::OtherTemp(name));
-            }
-            if !(*(*rel).rd_index).indisvalid {
-                raise(DensityError::Invalid(name));
-            }
-            let nblocks =
-                pg_sys::RelationGetNumberOfBlocksInFork(rel, pg_sys::ForkNumber::MAIN_FORKNUM);
-            if nblocks == 0 {
-                raise(DensityError::Empty(name));
-            }
-            let strategy =
-                pg_sys::GetAccessStrategy(pg_sys::BufferAccessStrategyType::BAS_BULKREAD);
-            let page_of = |buf: pg_sys::Buffer| {
-                std::slice::from_raw_parts(pg_sys::BufferGetPage(buf) as *const u8, block_size)
-            };
-            let meta_buf = pg_sys::ReadBufferExtended(
+            (
+                form.relam,
+                form.relpersistence as u8,
+                (*rel).rd_islocaltemp,
+                (*(*rel).rd_index).indisvalid,
+            )
+        };
+        if relam != pg_sys::BTREE_AM_OID {
+            // SAFETY: get_am_name returns a palloc'd name for an existing access method (relam
+            // comes from the catalog).
+            let am = unsafe { CStr::from_ptr(pg_sys::get_am_name(relam)) }
+                .to_string_lossy()
+                .into_owned();
+            raise(DensityError::NotBtree(name.into(), am));
+        }
+        if persistence == pg_sys::RELPERSISTENCE_TEMP && !local_temp {
+            raise(DensityError::OtherTemp(name.into()));
+        }
+        if !valid {
+            raise(DensityError::Invalid(name.into()));
+        }
+        // SAFETY: `rel` is open; smgr reads the size of its main fork.
+        let nblocks = unsafe {
+            pg_sys::RelationGetNumberOfBlocksInFork(rel, pg_sys::ForkNumber::MAIN_FORKNUM)
+        };
+        if nblocks == 0 {
+            raise(DensityError::Empty(name.into()));
+        }
+        nblocks
+    }
+
+    /// Block 0, the metapage, read and parsed under a share lock.
+    fn read_metapage(
+        rel: pg_sys::Relation,
+        strategy: pg_sys::BufferAccessStrategy,
+    ) -> Result<Meta, u32> {
+        // SAFETY: block 0 exists (check_scannable: nblocks > 0); the buffer is pinned by
+        // ReadBufferExtended and share-locked while its page is parsed, then released.
+        unsafe {
+            let buf = pg_sys::ReadBufferExtended(
                 rel,
                 pg_sys::ForkNumber::MAIN_FORKNUM,
                 0,
                 pg_sys::ReadBufferMode::RBM_NORMAL,
                 strategy,
             );
-            pg_sys::LockBuffer(meta_buf, pg_sys::BUFFER_LOCK_SHARE as i32);
-            let meta = read_meta(page_of(meta_buf));
-            pg_sys::UnlockReleaseBuffer(meta_buf);
-            let meta =
-                meta.unwrap_or_else(|magic| raise(DensityError::BadMeta(name.clone(), magic)));
-            let mut totals = Totals {
-                exact_free_space: pg_sys::PG_VERSION_NUM >= 180000,
-                ..Totals::default()
-            };
-            let mut blocks = BlockSource::new(rel, strategy, nblocks);
-            // pgrx wraps every call into PostgreSQL in its own setjmp, which on this loop's three
-            // calls per page costs more than the page itself. So the loop runs under one
-            // boundary and calls the C functions directly: an ERROR raised inside (I/O error)
-            // lands on that boundary, skipping only frames that own nothing. It steps out when an
-            // interrupt is pending, so that cancel and statement_timeout are served between pages.
-            let mut next = 1u32;
-            while next < nblocks {
-                pgrx::check_for_interrupts!();
-                let start = next;
-                let (reached, stream_ended) = pg_guard_ffi_boundary(|| {
-                    let mut blkno = start;
-                    while blkno < nblocks {
-                        if blkno > start && pg_sys::InterruptPending != 0 {
-                            break;
-                        }
-                        let buf = blocks.next(blkno);
-                        if buf == pg_sys::InvalidBuffer as pg_sys::Buffer {
-                            return (blkno, true);
-                        }
-                        raw::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
-                        totals.add(blkno, &BtPage::parse(page_of(buf)));
-                        raw::UnlockReleaseBuffer(buf);
-                        blkno += 1;
+            pg_sys::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+            let meta = read_meta(page_of(buf));
+            pg_sys::UnlockReleaseBuffer(buf);
+            meta
+        }
+    }
+
+    /// Blocks `start..nblocks` into `totals`, in order, until an interrupt is pending: the block
+    /// it stopped before, and whether the read stream ended early.
+    ///
+    /// pgrx wraps every call into PostgreSQL in its own setjmp, which on this loop's three calls
+    /// per page costs more than the page itself. So the loop runs under one boundary and calls
+    /// the C functions directly: an ERROR raised inside (an I/O error) lands on that boundary,
+    /// skipping only frames that own nothing. It steps out when an interrupt is pending, so that
+    /// cancel and statement_timeout are served between pages.
+    fn scan_blocks(
+        blocks: &mut BlockSource,
+        totals: &mut Totals,
+        start: u32,
+        nblocks: u32,
+    ) -> (u32, bool) {
+        // SAFETY: the closure owns nothing that needs dropping if an ERROR longjmps out of it;
+        // each buffer is pinned by `blocks.next`, share-locked while its page is parsed, then
+        // unlocked and released; the raw declarations are checked against pg_sys's above.
+        unsafe {
+            pg_guard_ffi_boundary(|| {
+                let mut blkno = start;
+                while blkno < nblocks {
+                    if blkno > start && pg_sys::InterruptPending != 0 {
+                        break;
                     }
-                    (blkno, false)
-                });
-                if stream_ended {
-                    pgrx::error!("keybench_density: read stream ended before block {reached}");
+                    let buf = blocks.next(blkno);
+                    if buf == pg_sys::InvalidBuffer as pg_sys::Buffer {
+                        return (blkno, true);
+                    }
+                    raw::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+                    totals.add(blkno, &BtPage::parse(page_of(buf)));
+                    raw::UnlockReleaseBuffer(buf);
+                    blkno += 1;
                 }
-                next = reached;
+                (blkno, false)
+            })
+        }
+    }
+
+    /// Read the whole index: metapage, then every block through a bulk-read buffer ring, each
+    /// share-locked while it is parsed, honouring interrupts between pages.
+    pub fn scan(index: pg_sys::Oid) -> Density {
+        let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+        let rel = open_checked(index, lock);
+        let name = rel_name(index);
+        let nblocks = check_scannable(rel, &name);
+        // SAFETY: a palloc'd ring of buffers for bulk reads, freed below.
+        let strategy =
+            unsafe { pg_sys::GetAccessStrategy(pg_sys::BufferAccessStrategyType::BAS_BULKREAD) };
+        let meta = read_metapage(rel, strategy)
+            .unwrap_or_else(|magic| raise(DensityError::BadMeta(name.clone(), magic)));
+        let mut totals = Totals {
+            exact_free_space: pg_sys::PG_VERSION_NUM >= 180000,
+            ..Totals::default()
+        };
+        // SAFETY: `rel` stays open and `strategy` allocated until `blocks.end()` below.
+        let mut blocks = unsafe { BlockSource::new(rel, strategy, nblocks) };
+        let mut next = 1u32;
+        while next < nblocks {
+            pgrx::check_for_interrupts!();
+            let (reached, stream_ended) = scan_blocks(&mut blocks, &mut totals, next, nblocks);
+            if stream_ended {
+                pgrx::error!("keybench_density: read stream ended before block {reached}");
             }
+            next = reached;
+        }
+        // SAFETY: the stream (if any) is ended before the ring it uses is freed and before the
+        // relation is closed; nothing refers to them after.
+        unsafe {
             blocks.end();
             pg_sys::FreeAccessStrategy(strategy);
             pg_sys::relation_close(rel, lock);
-            finish(meta, &totals, block_size)
         }
+        finish(meta, &totals, pg_sys::BLCKSZ as usize)
     }
 
     /// B-tree leaf density and fragmentation of an index, computed from its pages as
@@ -753,7 +829,7 @@ mod sql {
 
 pub use sql::scan;
 
-#[cfg(any(test, feature = "pg_test"))]
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 
