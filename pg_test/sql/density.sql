@@ -25,12 +25,12 @@ SELECT 'sequential' AS keys, tree_level, avg_leaf_density BETWEEN 88 AND 91 AS d
        leaves_not_adjacent < 0.02 * leaf_pages AS adjacency_as_expected,
        leaf_tuples = 200000 AS every_key_counted, pages_per_level[1] = leaf_pages AS level_0_is_leaves,
        cardinality(pages_per_level) = tree_level + 1 AS one_count_per_level,
-       bytes_per_key = index_size::float8 / 200000 AS bytes_per_key_consistent
+       bytes_per_key = round((index_size::float8 / 200000)::numeric, 2)::float8 AS bytes_per_key_consistent
 FROM keybench_density('seq_keys_pkey')
 UNION ALL
 SELECT 'random uuid', tree_level, avg_leaf_density BETWEEN 60 AND 80, leaf_fragmentation > 20,
        leaves_not_adjacent > leaves_out_of_order, leaf_tuples = 200000, pages_per_level[1] = leaf_pages,
-       cardinality(pages_per_level) = tree_level + 1, bytes_per_key = index_size::float8 / 200000
+       cardinality(pages_per_level) = tree_level + 1, bytes_per_key = round((index_size::float8 / 200000)::numeric, 2)::float8
 FROM keybench_density('random_keys_pkey');
 
 -- After deleting a contiguous range and VACUUM: deleted pages, still equal to pgstatindex.

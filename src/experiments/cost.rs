@@ -106,6 +106,7 @@ pub const PEER_GENERATORS: [&str; 6] = [
 mod sql {
     use super::*;
     use crate::pg::error::OrRaise;
+    use crate::pg::present::round_to;
     use pgrx::prelude::*;
     use std::time::Instant;
 
@@ -264,10 +265,10 @@ mod sql {
                 c.generator,
                 c.provider.clone(),
                 c.calls,
-                c.total_ms,
-                c.ns_per_call,
-                c.net_ns_per_call,
-                c.net_vs_nextval,
+                round_to(c.total_ms, 2),
+                round_to(c.ns_per_call, 1),
+                round_to(c.net_ns_per_call, 1),
+                c.net_vs_nextval.map(|r| round_to(r, 3)),
             )
         });
         TableIterator::new(rows.collect::<Vec<_>>())

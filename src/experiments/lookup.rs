@@ -8,6 +8,7 @@
 //! Everything is created in the caller's transaction, so an error or a cancel leaves nothing.
 
 use crate::pg::error::{raise, SqlError};
+use crate::pg::present::round_to;
 use crate::pg::spi;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
@@ -52,13 +53,6 @@ pub fn validate(rows: i64, partitions: i32, lookups: i32, days: i32) -> Result<(
         return Err(LookupError::Days(days));
     }
     Ok(())
-}
-
-/// The smallest UUID version 7 of the millisecond `unix_ms`: every uuidv7 generated at or after
-/// that millisecond sorts at or after it (a partition bound).
-pub fn uuidv7_floor(unix_ms: i64) -> String {
-    let h = format!("{:012x}", unix_ms as u64 & 0xffff_ffff_ffff);
-    format!("{}-{}-7000-8000-000000000000", &h[..8], &h[8..])
 }
 
 /// One table layout of the comparison.
@@ -262,7 +256,9 @@ pub fn keybench_partition_lookup(
                     &[],
                 );
                 for i in 0..partitions as usize {
-                    let r = range(i, &|ms| format!("'{}'", uuidv7_floor(ms)));
+                    let r = range(i, &|ms| {
+                        format!("'{}'", crate::generators::bounds::uuidv7_floor(ms as u64))
+                    });
                     spi::run(
                         &format!("CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES {r}"),
                         &[],
@@ -322,10 +318,10 @@ pub fn keybench_partition_lookup(
                 mode.name().to_string(),
                 keys.len() as i64,
                 found,
-                elapsed * 1e3,
-                n / elapsed,
-                (scans1 - scans0) as f64 / n,
-                (b1 - b0) as f64 / n,
+                round_to(elapsed * 1e3, 1),
+                round_to(n / elapsed, 0),
+                round_to((scans1 - scans0) as f64 / n, 2),
+                round_to((b1 - b0) as f64 / n, 2),
             ));
         }
     }
@@ -342,9 +338,10 @@ mod unit_tests {
 
     #[test]
     fn bounds() {
-        assert_eq!(uuidv7_floor(0), "00000000-0000-7000-8000-000000000000");
+        let floor = |ms| crate::generators::bounds::uuidv7_floor(ms).to_string();
+        assert_eq!(floor(0), "00000000-0000-7000-8000-000000000000");
         assert_eq!(
-            uuidv7_floor(0x0193_6b2c_1a2b),
+            floor(0x0193_6b2c_1a2b),
             "01936b2c-1a2b-7000-8000-000000000000"
         );
         assert_eq!(validate(10, 2, 1, 1), Ok(()));

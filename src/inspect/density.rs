@@ -4,6 +4,8 @@
 //! The core reads raw page images (`&[u8]`), so it is unit-tested on synthetic pages; the SQL layer
 //! reads the index through shared buffers with a bulk-read ring, one share-locked page at a time.
 
+use crate::pg::present::round_to;
+
 /// Size of the page header (`SizeOfPageHeaderData`).
 pub const PAGE_HEADER: usize = 24;
 /// `BTREE_MAGIC`, at the start of the metapage contents.
@@ -253,8 +255,10 @@ pub fn finish(meta: Meta, t: &Totals, block_size: usize) -> Density {
         leaves_out_of_order: t.fragments,
         leaves_not_adjacent: t.not_adjacent,
         leaf_tuples: t.leaf_tuples,
-        avg_tuples_per_leaf: (t.leaf_pages > 0).then(|| t.leaf_tuples as f64 / t.leaf_pages as f64),
-        bytes_per_key: (t.leaf_tuples > 0).then(|| index_size as f64 / t.leaf_tuples as f64),
+        avg_tuples_per_leaf: (t.leaf_pages > 0)
+            .then(|| round_to(t.leaf_tuples as f64 / t.leaf_pages as f64, 1)),
+        bytes_per_key: (t.leaf_tuples > 0)
+            .then(|| round_to(index_size as f64 / t.leaf_tuples as f64, 2)),
     }
 }
 

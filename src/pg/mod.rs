@@ -3,6 +3,7 @@
 //! - [`datum`]: the `uuid` crate's Uuid as a SQL result
 //! - [`error`]: `ereport` with a SQLSTATE, NULL-argument checks
 //! - [`spi`]: SPI helpers
+//! - [`present`]: rounding and sizes for results that print well in psql
 //! - [`guc`]: keybench's settings (`keybench.*`)
 //! - [`shmem`]: the shared Snowflake counter (preloaded, or through the DSM registry on 17+)
 //! - `scratch`: text results without a heap allocation per call
@@ -10,6 +11,7 @@
 pub mod datum;
 pub mod error;
 pub mod guc;
+pub mod present;
 pub(crate) mod scratch;
 pub mod shmem;
 pub(crate) mod spi;

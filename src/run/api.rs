@@ -8,6 +8,7 @@ use super::worker::run_table_names;
 use super::xact::{usage, xact_blocks};
 use super::*;
 use crate::pg::error::{no_null_elements, raise, required, SqlError};
+use crate::pg::present::{round_to, size_pretty};
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
@@ -113,19 +114,6 @@ type RunRow = (
     f64,
     Option<String>,
 );
-
-/// `bytes` as PostgreSQL's pg_size_pretty() prints them ("12 MB").
-fn size_pretty(bytes: i64) -> String {
-    // SAFETY: pg_size_pretty(bigint) takes one non-null int8 datum and returns a text datum.
-    unsafe { pgrx::direct_function_call::<String>(pg_sys::pg_size_pretty, &[bytes.into_datum()]) }
-        .unwrap_or_default()
-}
-
-/// `x` rounded to `decimals` decimal places (float8 prints the shortest exact form: 12.3).
-fn round_to(x: f64, decimals: i32) -> f64 {
-    let f = 10f64.powi(decimals);
-    (x * f).round() / f
-}
 
 /// Elapsed seconds to one decimal, and to the hundredth or thousandth below 10 s and 1 s, so
 /// that a short run does not print as 0.0.
