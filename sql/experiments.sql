@@ -34,9 +34,9 @@ BEGIN
     WINDOW w AS (ORDER BY bt.batch ROWS BETWEEN CURRENT ROW AND $2 - 1 FOLLOWING)),
   outgrew AS (SELECT min(rows_after) AS rows_after FROM b, r WHERE b.index_bytes > pg_size_bytes(r.shared_buffers)),
   reads AS (SELECT min(rows_after) AS rows_after FROM b WHERE win_fetch > 0 AND win_read::float8 / win_fetch > $3)
-  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, r.index_bytes::float8 / r.rows,
+  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, round((r.index_bytes::float8 / r.rows)::numeric, 2)::float8,
          outgrew.rows_after, reads.rows_after,
-         (SELECT sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0)
+         (SELECT round((sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0))::numeric, 4)::float8
           FROM b WHERE b.rows_after >= reads.rows_after)
   FROM r, outgrew, reads;
 END $f$;
@@ -116,7 +116,7 @@ BEGIN
   t0 := clock_timestamp();
   EXECUTE format(CASE $4 WHEN 'shift' THEN 'UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())'
                         ELSE 'UPDATE %s SET public_id = %s.uuidv7_at(created_at)' END, t, ext);
-  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  ms := round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1);
   wal := pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint;
   RETURN QUERY EXECUTE format(
     'SELECT count(*), $1, $2,

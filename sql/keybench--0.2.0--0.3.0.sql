@@ -371,3 +371,90 @@ BEGIN
     END LOOP;
   END IF;
 END $$;
+
+-- The reports print well in psql: keybench_cliff's bytes per key to 0.01 and hit ratio to 0.0001,
+-- keybench_backfill's milliseconds to 0.1.
+CREATE OR REPLACE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
+RETURNS SETOF keybench.cliff
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_cliff: run_id, window_batches and read_share must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $2 < 1 OR $2 > 1000000 THEN
+    RAISE EXCEPTION 'window_batches must be between 1 and 1000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($3 >= 0 AND $3 <= 1) THEN
+    RAISE EXCEPTION 'read_share must be between 0 and 1, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN QUERY
+  WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
+  b AS (
+    SELECT bt.rows_before + bt.rows AS rows_after, bt.index_bytes, bt.index_blks_read, bt.index_blks_hit,
+           sum(bt.index_blks_read) OVER w AS win_read, sum(bt.index_blks_read + bt.index_blks_hit) OVER w AS win_fetch
+    FROM keybench.batches bt WHERE bt.run_id = $1
+    WINDOW w AS (ORDER BY bt.batch ROWS BETWEEN CURRENT ROW AND $2 - 1 FOLLOWING)),
+  outgrew AS (SELECT min(rows_after) AS rows_after FROM b, r WHERE b.index_bytes > pg_size_bytes(r.shared_buffers)),
+  reads AS (SELECT min(rows_after) AS rows_after FROM b WHERE win_fetch > 0 AND win_read::float8 / win_fetch > $3)
+  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, round((r.index_bytes::float8 / r.rows)::numeric, 2)::float8,
+         outgrew.rows_after, reads.rows_after,
+         (SELECT round((sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0))::numeric, 4)::float8
+          FROM b WHERE b.rows_after >= reads.rows_after)
+  FROM r, outgrew, reads;
+END $f$;
+
+CREATE OR REPLACE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT 3, keep boolean DEFAULT false,
+                                  recipe text DEFAULT 'shift')
+RETURNS TABLE (rows_backfilled bigint, elapsed_ms float8, wal_bytes bigint, timestamps_equal bigint,
+               timestamps_different bigint, order_matches boolean, table_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  t text := format('keybench.backfill_%s', txid_current());
+  lsn pg_lsn;
+  t0 timestamptz;
+  ms float8;
+  wal bigint;
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_backfill: rows, years and keep must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $1 < 1 OR $1 > 1000000000 THEN
+    RAISE EXCEPTION 'rows must be between 1 and 1000000000, not %', $1 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $2 < 1 OR $2 > 100 THEN
+    RAISE EXCEPTION 'years must be between 1 and 100, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $4 IS NULL OR $4 NOT IN ('shift', 'at') THEN
+    RAISE EXCEPTION 'unknown backfill recipe "%"', $4 USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'The recipes are shift (uuidv7(created_at - clock_timestamp())) and at (uuidv7_at(created_at)).';
+  END IF;
+  EXECUTE format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL)', t);
+  -- Evenly spaced in absolute time (an interval of seconds only: an interval of days would move by
+  -- an hour across a daylight saving time change in the session's time zone), to the
+  -- millisecond: id order is creation order.
+  EXECUTE format($q$INSERT INTO %s (created_at)
+    SELECT date_trunc('milliseconds', now() - make_interval(secs => span * (1 - g::float8 / %s)))
+    FROM (SELECT extract(epoch FROM now() - (now() - make_interval(years => %s)))::float8 AS span) s,
+         generate_series(1, %s) g$q$,
+    t, $1, $2, $1);
+  EXECUTE format('ALTER TABLE %s ADD COLUMN public_id uuid', t);
+  lsn := pg_current_wal_insert_lsn();
+  t0 := clock_timestamp();
+  EXECUTE format(CASE $4 WHEN 'shift' THEN 'UPDATE %s SET public_id = %s.uuidv7(created_at - clock_timestamp())'
+                        ELSE 'UPDATE %s SET public_id = %s.uuidv7_at(created_at)' END, t, ext);
+  ms := round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1);
+  wal := pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint;
+  RETURN QUERY EXECUTE format(
+    'SELECT count(*), $1, $2,
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) = created_at),
+            count(*) FILTER (WHERE %1$s.uuid_extract_timestamp(public_id) <> created_at),
+            coalesce(bool_and(prev IS NULL OR prev < public_id), true), $3
+     FROM (SELECT public_id, created_at, lag(public_id) OVER (ORDER BY id) AS prev FROM %2$s) s',
+    ext, t) USING ms, wal, CASE WHEN $3 THEN t END;
+  IF NOT $3 THEN
+    EXECUTE format('DROP TABLE %s', t);
+  END IF;
+END $$;
