@@ -775,6 +775,7 @@ impl Shared {
     }
 }
 
+mod export;
 mod sql;
 
 #[cfg(any(test, feature = "pg_test"))]
