@@ -956,7 +956,7 @@ mod unit_tests {
             parse_export(r#"{"format": "keybench-export", "version": 1, "runs": []}"#).unwrap_err();
         assert_eq!(e.to_string(), "keybench_import: missing field `source`");
         let e = parse_export(r#"{"format": "keybench-export", "version": 1, "x": 1}"#).unwrap_err();
-        assert_eq!(e.to_string(), "keybench_import: unknown field `x`");
+        assert_eq!(e.to_string(), "keybench_import: x: unknown field `x`");
         assert!(e.detail().unwrap().starts_with("Expected one of `format`"));
     }
 }
