@@ -86,6 +86,8 @@ check "the old runs are still there" "$runs_before" \
   "$(psql -d up -c "SELECT string_agg(format('%s %s %s %s %s', run_id, kind, status, rows, wal_bytes), ', ' ORDER BY run_id) FROM keybench.runs")"
 check "the old runs' batches are still charted" t "$(psql -d up -c "SELECT keybench_chart(ARRAY[1, 2]) LIKE '%<svg%(run 1)%(run 2)%'")"
 check "the old kept run is still probed" 1000 "$(psql -d up -c "SELECT rows FROM keybench_probe(2, 1000)")"
+check "the old runs export and import" "2 2" \
+  "$(psql -d up -c "SELECT count(*), count(*) FILTER (WHERE batches > 0) FROM keybench_import(keybench_export(ARRAY[1, 2]))" | tr '|' ' ')"
 check "a new run after the update" done \
   "$(psql -d up -c "SELECT run_id FROM keybench_run('snowflake', 1000)" >/dev/null; psql -d up -c "SELECT status FROM keybench.runs WHERE run_id = 3")"
 check "PUBLIC cannot start runs after the update" f "$(psql -d up -c "SELECT has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer)', 'EXECUTE')")"

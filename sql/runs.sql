@@ -54,9 +54,11 @@ CREATE TABLE keybench.runs (
     avg_leaf_density float8,
     leaf_fragmentation float8,
     error text,
-    lock_key int
+    lock_key int,
+    imported_from jsonb
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
+COMMENT ON COLUMN keybench.runs.imported_from IS 'for a run loaded by keybench_import: its run id and table at the source, and the source';
 CREATE TABLE keybench.batches (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
     batch bigint NOT NULL,

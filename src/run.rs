@@ -510,6 +510,7 @@ pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
 mod api;
 mod copy;
 mod counters;
+mod export;
 mod leader;
 mod shared;
 mod worker;

@@ -76,7 +76,8 @@ INSERT INTO edge.base VALUES
   ('*', '*', 'uuid', '''01890a5d-ac96-774b-bcce-b302099a8057'''),
   ('*', '*', 'regclass', '''edge.t_pkey'''),
   ('*', '*', 'int8[]', '''{1}'''),
-  ('*', '*', 'text[]', '''{edge}''');
+  ('*', '*', 'text[]', '''{edge}'''),
+  ('*', '*', 'jsonb', 'keybench_export(ARRAY[(SELECT run_id FROM edge.runs WHERE name = ''v7'')])');
 
 -- Edge values by type, and more for some argument names: other runs, and the valid values and
 -- bounds of keybench's own arguments (each kind, shape, method, study...), which reach code the
@@ -116,6 +117,17 @@ INSERT INTO edge.value (arg, type, expr)
                                               'array_fill((SELECT run_id FROM edge.runs WHERE name = ''v7''), ARRAY[50])'])
   UNION ALL SELECT '*', 'text[]', unnest(ARRAY['NULL', '''{}''', '''{NULL}''', '''{""}''', 'ARRAY[repeat(''x'', 100000)]',
                                               '''{"\"; DROP TABLE x; --"}''', '''{{a},{b}}''', '''{é,uuidv7}'''])
+  UNION ALL SELECT '*', 'jsonb', unnest(ARRAY['NULL', '''null''', '''{}''', '''[]''', '''"keybench-export"''', '''1e400''',
+                                             '''{"format": "keybench-export", "version": 1}''',
+                                             '''{"format": "keybench-export", "version": 9223372036854775808}''',
+                                             '''{"format": "keybench-export", "version": 1e400}''',
+                                             '''{"format": "keybench-export", "version": 1, "source": {}, "runs": [], "batches": []}''',
+                                             '(repeat(''['', 10000) || repeat('']'', 10000))::jsonb',
+                                             'keybench_export(ARRAY(SELECT run_id FROM edge.runs ORDER BY run_id))',
+                                             'jsonb_set(keybench_export(ARRAY(SELECT run_id FROM edge.runs)), ''{runs,0,rows}'', ''1e400'')',
+                                             'jsonb_set(keybench_export(ARRAY(SELECT run_id FROM edge.runs)), ''{runs,0,started_at}'', ''"infinity"'')',
+                                             'jsonb_set(keybench_export(ARRAY(SELECT run_id FROM edge.runs)), ''{runs,0,status}'', ''"running"'')',
+                                             'jsonb_set(keybench_export(ARRAY(SELECT run_id FROM edge.runs)), ''{batches,0,elapsed_ms}'', ''"NaN"'')'])
   UNION ALL SELECT 'run_id', 'int8', unnest(ARRAY['(SELECT run_id FROM edge.runs WHERE name = ''gone'')',
                                                  '(SELECT run_id FROM edge.runs WHERE name = ''v4'')',
                                                  '(SELECT run_id FROM edge.runs WHERE name = ''v7'')'])
