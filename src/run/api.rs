@@ -96,6 +96,70 @@ impl SqlError for RunError {
     }
 }
 
+/// The arguments keybench_run and keybench_compare share, NULL refused (22004) and the clock
+/// knobs checked: `params` validates them with a kind.
+struct RunArgs<'a> {
+    rows: i64,
+    batch_size: i64,
+    clients: i32,
+    payload_width: i32,
+    fillfactor: i32,
+    shape: &'a str,
+    method: &'a str,
+    checkpoint_first: bool,
+    clock: Clock,
+}
+
+impl<'a> RunArgs<'a> {
+    /// `[rows, batch_size]`, `[clients, payload_width, fillfactor, ids_per_ms, clock_skew_ms]`,
+    /// `[shape, method, uuidv7_subms]` and `checkpoint_first` of function `f`, as SQL passed them
+    /// (a NULL batch_size is the default: 1000 or `rows` if fewer).
+    fn take(
+        f: &str,
+        [rows, batch_size]: [Option<i64>; 2],
+        [clients, payload_width, fillfactor, ids_per_ms, clock_skew_ms]: [Option<i32>; 5],
+        [shape, method, uuidv7_subms]: [Option<&'a str>; 3],
+        checkpoint_first: Option<bool>,
+    ) -> Self {
+        let rows = required(f, "rows", rows);
+        let clock = validate_clock(
+            required(f, "ids_per_ms", ids_per_ms),
+            required(f, "uuidv7_subms", uuidv7_subms),
+            required(f, "clock_skew_ms", clock_skew_ms),
+        )
+        .unwrap_or_else(|e| raise(e));
+        RunArgs {
+            rows,
+            batch_size: batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows)),
+            clients: required(f, "clients", clients),
+            payload_width: required(f, "payload_width", payload_width),
+            fillfactor: required(f, "fillfactor", fillfactor),
+            shape: required(f, "shape", shape),
+            method: required(f, "method", method),
+            checkpoint_first: required(f, "checkpoint_first", checkpoint_first),
+            clock,
+        }
+    }
+
+    /// The run of `kind` with these arguments, or the ERROR that says what is wrong.
+    fn params(&self, kind: &str, keep: bool) -> Params {
+        validate(
+            kind,
+            self.rows,
+            self.batch_size,
+            self.clients,
+            self.payload_width,
+            self.shape,
+            self.method,
+            self.fillfactor,
+            self.checkpoint_first,
+            keep,
+            self.clock,
+        )
+        .unwrap_or_else(|e| raise(e))
+    }
+}
+
 /// keybench_run's and keybench_compare's row: the figures a reader looks at first, rounded to
 /// print well in psql. Every raw figure is kept in keybench.runs (keybench.run_figures has them
 /// with the derived ratios).
@@ -195,34 +259,21 @@ pub fn keybench_run(
 > {
     let f = "keybench_run";
     let kind = required(f, "kind", kind);
-    let rows = required(f, "rows", rows);
-    let clients = required(f, "clients", clients);
-    let payload_width = required(f, "payload_width", payload_width);
-    let shape = required(f, "shape", shape);
-    let method = required(f, "method", method);
-    let fillfactor = required(f, "fillfactor", fillfactor);
-    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
     let keep = required(f, "keep", keep);
-    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
-    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
-    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
-    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
-    let clock =
-        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
-    let p = validate(
-        kind,
-        rows,
-        batch_size,
-        clients,
-        payload_width,
-        shape,
-        method,
-        fillfactor,
+    let args = RunArgs::take(
+        f,
+        [rows, batch_size],
+        [
+            clients,
+            payload_width,
+            fillfactor,
+            ids_per_ms,
+            clock_skew_ms,
+        ],
+        [shape, method, uuidv7_subms],
         checkpoint_first,
-        keep,
-        clock,
-    )
-    .unwrap_or_else(|e| raise(e));
+    );
+    let p = args.params(kind, keep);
     let s = run(p);
     TableIterator::once(row_of(&p, &s))
 }
@@ -266,16 +317,19 @@ pub fn keybench_compare(
 > {
     let f = "keybench_compare";
     let kinds = no_null_elements(f, "kinds", required(f, "kinds", kinds));
-    let rows = required(f, "rows", rows);
-    let clients = required(f, "clients", clients);
-    let payload_width = required(f, "payload_width", payload_width);
-    let shape = required(f, "shape", shape);
-    let method = required(f, "method", method);
-    let fillfactor = required(f, "fillfactor", fillfactor);
-    let checkpoint_first = required(f, "checkpoint_first", checkpoint_first);
-    let ids_per_ms = required(f, "ids_per_ms", ids_per_ms);
-    let uuidv7_subms = required(f, "uuidv7_subms", uuidv7_subms);
-    let clock_skew_ms = required(f, "clock_skew_ms", clock_skew_ms);
+    let args = RunArgs::take(
+        f,
+        [rows, batch_size],
+        [
+            clients,
+            payload_width,
+            fillfactor,
+            ids_per_ms,
+            clock_skew_ms,
+        ],
+        [shape, method, uuidv7_subms],
+        checkpoint_first,
+    );
     if kinds.is_empty() {
         pgrx::ereport!(
             ERROR,
@@ -284,29 +338,8 @@ pub fn keybench_compare(
             format!("Give one or more of: {}.", kind_names())
         );
     }
-    let batch_size = batch_size.unwrap_or_else(|| DEFAULT_BATCH.min(rows));
-    let clock =
-        validate_clock(ids_per_ms, uuidv7_subms, clock_skew_ms).unwrap_or_else(|e| raise(e));
     // Validate every kind before running any.
-    let params: Vec<Params> = kinds
-        .iter()
-        .map(|k| {
-            validate(
-                k,
-                rows,
-                batch_size,
-                clients,
-                payload_width,
-                shape,
-                method,
-                fillfactor,
-                checkpoint_first,
-                false,
-                clock,
-            )
-            .unwrap_or_else(|e| raise(e))
-        })
-        .collect();
+    let params: Vec<Params> = kinds.iter().map(|k| args.params(k, false)).collect();
     let mut out = Vec::with_capacity(params.len());
     for p in params {
         let s = run(p);
