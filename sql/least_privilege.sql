@@ -13,7 +13,8 @@ BEGIN
            WHERE p.proname IN ('keybench_run', 'keybench_compare', 'keybench_probe', 'keybench_migrate',
                                'keybench_backfill', 'keybench_delete', 'keybench_reload',
                                'keybench_partition_lookup', 'keybench_generator_cost',
-                               'keybench_reproduce', 'keybench_cleanup', 'keybench_import') LOOP
+                               'keybench_reproduce', 'keybench_cleanup', 'keybench_import',
+                               'keybench_read') LOOP
     EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
   END LOOP;
 END $$;

@@ -110,6 +110,64 @@ FROM keybench.runs r;
 COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL per million rows and the index hit ratio';
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
+-- keybench_read's results, one row per call: what was read, how, and what it cost.
+CREATE TABLE keybench.reads (
+    read_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+    started_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    kind text NOT NULL,
+    workload text NOT NULL CHECK (workload IN ('point', 'recent', 'range', 'join', 'group')),
+    ops bigint NOT NULL,
+    clients int NOT NULL,
+    hot_fraction float8,
+    window_ms float8,
+    children int,
+    keep boolean NOT NULL,
+    table_rows bigint,
+    sampled_keys bigint,
+    server_version text,
+    shared_buffers text,
+    child_table text,
+    child_rows bigint,
+    created_index text,
+    plan text,
+    elapsed_ms float8,
+    ops_per_sec float8,
+    p50_us float8,
+    p95_us float8,
+    p99_us float8,
+    max_us float8,
+    mean_us float8,
+    rows_read bigint,
+    shared_hit bigint,
+    shared_read bigint,
+    shared_dirtied bigint,
+    pk_blks_read bigint,
+    pk_blks_hit bigint,
+    fk_index_bytes bigint,
+    latency_histogram jsonb,
+    error text,
+    lock_key int
+);
+COMMENT ON TABLE keybench.reads IS 'one row per keybench_read: the run read, the workload, latency percentiles and buffer counts';
+COMMENT ON COLUMN keybench.reads.latency_histogram IS 'operations per latency bucket: {"<bucket middle, ns>": count}, buckets 1/32 of a power of two wide';
+COMMENT ON COLUMN keybench.reads.plan IS 'the scans of the first operation''s plan (EXPLAIN), e.g. Index Scan using run_1_uuidv7_pkey';
+SELECT pg_catalog.pg_extension_config_dump('keybench.reads', '');
+SELECT pg_catalog.pg_extension_config_dump('keybench.reads_read_id_seq', '');
+-- Every figure of every read, with the per-operation ratios keybench_read returns.
+CREATE VIEW keybench.read_figures AS
+SELECT r.*,
+       r.rows_read::float8 / nullif(r.ops, 0) AS rows_per_op,
+       r.shared_hit::float8 / nullif(r.ops, 0) AS hit_per_op,
+       r.shared_read::float8 / nullif(r.ops, 0) AS read_per_op,
+       r.shared_dirtied::float8 / nullif(r.ops, 0) AS dirtied_per_op,
+       r.pk_blks_read::float8 / nullif(r.ops, 0) AS pk_read_per_op
+FROM keybench.reads r;
+COMMENT ON VIEW keybench.read_figures IS 'every figure of every keybench_read, with the per-operation ratios';
+GRANT SELECT ON keybench.reads, keybench.read_figures TO PUBLIC;
+
 -- Close the runs that no keybench process works on any more, left marked running by a server
 -- crash or restart (or a killed worker): each is marked failed, with the reason, and its table
 -- dropped unless it was kept. Every process working on a run holds a shared advisory lock on
@@ -141,6 +199,32 @@ BEGIN
     EXCEPTION WHEN insufficient_privilege THEN
       run_id := r.run_id; kind := r.kind; started_at := r.started_at;
       action := 'skipped: ' || SQLERRM;
+      RETURN NEXT;
+    END;
+  END LOOP;
+  -- keybench_read's reads, likewise: the child table of a join and the created_at index it made
+  -- are dropped unless kept.
+  FOR r IN SELECT k.read_id, k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.reads k
+           WHERE k.status = 'running' ORDER BY k.read_id LOOP
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, 0));
+    BEGIN
+      IF NOT r.keep THEN
+        EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('read_%s_children', r.read_id));
+        EXECUTE format('DROP INDEX IF EXISTS keybench.%I', format('read_%s_created_at', r.read_id));
+      END IF;
+      UPDATE keybench.reads k SET status = 'failed', finished_at = clock_timestamp(),
+          error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '
+                            '(a server crash or restart, or a killed worker); closed by keybench_cleanup()'),
+          child_table = CASE WHEN k.keep THEN k.child_table END,
+          created_index = CASE WHEN k.keep THEN k.created_index END
+        WHERE k.read_id = r.read_id AND k.status = 'running';
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := format('read %s marked failed', r.read_id)
+                || CASE WHEN r.keep THEN ', its objects kept' ELSE ', its objects dropped' END;
+      RETURN NEXT;
+    EXCEPTION WHEN insufficient_privilege THEN
+      run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+      action := format('read %s skipped: ', r.read_id) || SQLERRM;
       RETURN NEXT;
     END;
   END LOOP;

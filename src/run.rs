@@ -311,20 +311,22 @@ pub enum RunError {
     Skew(i32),
     #[error("unknown uuidv7_subms \"{0}\"")]
     Subms(String),
-    #[error("keybench_run needs {needed} background workers, but only {started} could be started")]
+    #[error("{function} needs {needed} background workers, but only {started} could be started")]
     Workers {
+        function: &'static str,
         needed: i32,
         started: i32,
         max_worker_processes: String,
     },
-    #[error("keybench_run failed: {0}")]
-    Worker(String, i32),
-    #[error("permission denied to start keybench_run as role \"{0}\": it lacks {1}")]
-    Privileges(String, String),
-    #[error("keybench_run's workers connect as role \"{0}\", which cannot log in")]
-    NoLogin(String),
-    #[error("keybench_run needs {needed} background workers, but the server can spare {spare}")]
+    #[error("{0} failed: {1}")]
+    Worker(&'static str, String, i32),
+    #[error("permission denied to start {0} as role \"{1}\": it lacks {2}")]
+    Privileges(&'static str, String, String),
+    #[error("{0}'s workers connect as role \"{1}\", which cannot log in")]
+    NoLogin(&'static str, String),
+    #[error("{function} needs {needed} background workers, but the server can spare {spare}")]
     NoSpareWorkers {
+        function: &'static str,
         needed: i32,
         spare: i64,
         max_worker_processes: i32,
@@ -332,10 +334,12 @@ pub enum RunError {
         ours: i64,
         cap: i64,
     },
-    #[error("keybench_run failed: {0}; nothing was left to close run {1}")]
-    Abandoned(String, i64),
+    #[error("{0} failed: {1}; nothing was left to close {2}")]
+    Abandoned(&'static str, String, String),
     #[error("key kind snowflake cannot take {0}")]
     SnowflakeClock(&'static str),
+    #[error("{0}")]
+    Read(read::ReadError),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -512,6 +516,8 @@ mod copy;
 mod counters;
 mod export;
 mod leader;
+mod read;
+mod reader;
 mod shared;
 mod worker;
 mod xact;

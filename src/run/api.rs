@@ -3,13 +3,14 @@
 
 use super::counters::delta;
 use super::leader::run;
+use super::read::*;
 use super::shared::Summary;
 use super::worker::run_table_names;
 use super::xact::{usage, xact_blocks};
 use super::*;
 use crate::pg::error::{no_null_elements, raise, required, SqlError};
 use crate::pg::present::{round_to, size_pretty};
-use crate::pg::spi::{one as spi_one, run as spi_run};
+use crate::pg::spi::{extension_schema, one as spi_one, run as spi_run};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
@@ -21,10 +22,15 @@ impl SqlError for RunError {
             RunError::Workers { .. } | RunError::NoSpareWorkers { .. } => {
                 ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
             }
-            RunError::Worker(_, code) if *code != 0 => PgSqlErrorCode::from(*code),
+            RunError::Worker(_, _, code) if *code != 0 => PgSqlErrorCode::from(*code),
             RunError::Worker(..) => ERRCODE_QUERY_CANCELED,
             RunError::Abandoned(..) => ERRCODE_ADMIN_SHUTDOWN,
-            RunError::Privileges(..) | RunError::NoLogin(_) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            RunError::Privileges(..) | RunError::NoLogin(..) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            RunError::Read(ReadError::NoTable(_)) => ERRCODE_UNDEFINED_OBJECT,
+            RunError::Read(ReadError::Empty(..) | ReadError::NoTime(..)) => {
+                ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+            }
+            RunError::Read(ReadError::LongKey(..)) => ERRCODE_PROGRAM_LIMIT_EXCEEDED,
             _ => ERRCODE_INVALID_PARAMETER_VALUE,
         }
     }
@@ -55,6 +61,17 @@ impl SqlError for RunError {
     fn hint(&self) -> Option<String> {
         match self {
             RunError::UnknownKind(_) => Some(format!("Valid kinds are: {}.", kind_names())),
+            RunError::Read(ReadError::Workload(_)) => {
+                Some(format!("Valid workloads are: {}.", workload_names()))
+            }
+            RunError::Read(ReadError::NoTable(_)) => Some(
+                "keybench_read reads the table of a finished run made with keep => true, whose table still exists."
+                    .into(),
+            ),
+            RunError::Read(ReadError::NoTime(..)) => Some(
+                "Windows need the key's time (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake) or a created_at column (shapes a and c)."
+                    .into(),
+            ),
             RunError::Shape(_) => Some(
                 "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
             ),
@@ -73,7 +90,15 @@ impl SqlError for RunError {
                  keybench.max_workers or max_worker_processes (a restart)."
                     .into(),
             ),
-            RunError::Privileges(role, _) => {
+            RunError::Privileges(_, role, what) if what.contains("keybench.reads") => {
+                let role = pgrx::spi::quote_identifier(role);
+                Some(format!(
+                    "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
+                     GRANT SELECT ON keybench.runs TO {role}; GRANT SELECT, INSERT, UPDATE ON \
+                     keybench.reads TO {role}; (README: Privileges)."
+                ))
+            }
+            RunError::Privileges(_, role, _) => {
                 let role = pgrx::spi::quote_identifier(role);
                 Some(format!(
                 "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
@@ -81,11 +106,11 @@ impl SqlError for RunError {
                  keybench.batches TO {role}; (README: Privileges)."
             ))
             }
-            RunError::NoLogin(_) => {
-                Some("Call keybench_run as a role that can log in (not after SET ROLE to a NOLOGIN role).".into())
+            RunError::NoLogin(f, _) => {
+                Some(format!("Call {f} as a role that can log in (not after SET ROLE to a NOLOGIN role)."))
             }
-            RunError::Abandoned(_, run_id) if *run_id > 0 => Some(format!(
-                "No clean-up worker could be started; run {run_id} stays marked running until \
+            RunError::Abandoned(_, _, what) if !what.is_empty() => Some(format!(
+                "No clean-up worker could be started; {what} stays marked running until \
                  keybench_cleanup() closes it."
             )),
             RunError::SnowflakeClock(_) => {
@@ -454,5 +479,143 @@ pub fn keybench_probe(
         c.shared_read,
         c.shared_hit,
         (f1 - f0) - (h1 - h0),
+    ))
+}
+
+/// Read the table of a kept run from `clients` background workers: `ops` operations of one
+/// workload (point, recent, range, join, group; README "Reads"), each timed. Returns ops/s, the
+/// latency percentiles (microseconds, from a fixed-size histogram: within 1.6%), rows and shared
+/// buffers hit, read and dirtied per operation, primary-key index blocks read per operation, and
+/// the scans of the statement's plan. Every figure goes to keybench.reads.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[pg_extern(volatile, parallel_unsafe)]
+pub fn keybench_read(
+    run_id: Option<i64>,
+    workload: default!(Option<&str>, "'point'"),
+    ops: default!(Option<i64>, 100000),
+    clients: default!(Option<i32>, 1),
+    hot_fraction: default!(Option<f64>, 0.01),
+    time_window: default!(Option<pgrx::datum::Interval>, "'10 milliseconds'"),
+    children: default!(Option<i32>, 4),
+    keep: default!(Option<bool>, false),
+) -> TableIterator<
+    'static,
+    (
+        name!(read_id, i64),
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(workload, String),
+        name!(ops, i64),
+        name!(clients, i32),
+        name!(seconds, f64),
+        name!(ops_per_sec, i64),
+        name!(p50_us, f64),
+        name!(p95_us, f64),
+        name!(p99_us, f64),
+        name!(rows_per_op, f64),
+        name!(hit_per_op, f64),
+        name!(read_per_op, f64),
+        name!(dirtied_per_op, f64),
+        name!(pk_read_per_op, f64),
+        name!(plan, String),
+    ),
+> {
+    let f = "keybench_read";
+    let run_id = required(f, "run_id", run_id);
+    let window = required(f, "time_window", time_window);
+    let window_us = if window.months() != 0 {
+        -1
+    } else {
+        i64::try_from(window.as_micros()).unwrap_or(-1)
+    };
+    if window_us <= 0 || window_us > MAX_WINDOW_US {
+        // The interval's own text, as the caller wrote it.
+        let text: String = spi_one("SELECT $1::text", &[window.into()]).unwrap_or_default();
+        raise(RunError::Read(ReadError::Window(text)));
+    }
+    let (w, ops) = validate_read(
+        required(f, "workload", workload),
+        required(f, "ops", ops),
+        required(f, "clients", clients),
+        required(f, "hot_fraction", hot_fraction),
+        window_us,
+        required(f, "children", children),
+    )
+    .unwrap_or_else(|e| raise(e));
+    let clients = clients.unwrap_or(1);
+    let keep = required(f, "keep", keep);
+    super::leader::hold_extension();
+    let found = Spi::connect(|client| {
+        let rows = client.select(
+            "SELECT kind, shape FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL AND status <> 'running'",
+            Some(1),
+            &[run_id.into()],
+        )?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let row = rows.first();
+        Ok::<_, pgrx::spi::Error>(Some((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?.unwrap_or_default(),
+        )))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let Some((kind_name, shape)) = found else {
+        raise(RunError::Read(ReadError::NoTable(run_id)))
+    };
+    let kind = Kind::parse(&kind_name).unwrap_or_else(|| raise(RunError::UnknownKind(kind_name)));
+    // The table is named from the run's id and kind, quoted by construction.
+    let (table, _) = run_table_names(run_id, kind);
+    let pk: Option<pg_sys::Oid> = spi_one(
+        "SELECT (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = to_regclass($1) AND i.indisprimary)",
+        &[table.clone().into()],
+    );
+    let Some(pk) = pk else {
+        raise(RunError::Read(ReadError::NoTable(run_id)))
+    };
+    let mut r = ReadParams {
+        run_id,
+        ops,
+        clients,
+        workload: w as u8,
+        kind: kind as u8,
+        has_created_at: shape != "d",
+        keep,
+        hot_fraction: hot_fraction.unwrap_or(0.01),
+        window_us,
+        children: children.unwrap_or(4),
+        table_rows: 0,
+        pool_len: 0,
+        pk_oid: pk.to_u32(),
+    };
+    let ext = extension_schema();
+    // Refused before anything is read: a window workload on a table without a time column.
+    r.sample_column(&ext)
+        .unwrap_or_else(|e| raise(RunError::Read(e)));
+    super::leader::check_can_read(&r);
+    // Worker 0 fills the pool: the caller takes no lock on the table, which the read's clean-up
+    // may drop an index of.
+    r.pool_len = (ops as usize).min(MAX_POOL) as i64;
+    let (s, plan) = super::leader::read(r, &table);
+    let per_op = |v: i64| round_to(v as f64 / s.ops.max(1) as f64, 2);
+    TableIterator::once((
+        s.read_id,
+        run_id,
+        kind.name().to_string(),
+        w.name().to_string(),
+        s.ops,
+        clients,
+        seconds(s.elapsed_ms),
+        (s.ops as f64 / (s.elapsed_ms / 1000.0)).round() as i64,
+        round_to(s.p50_us, 1),
+        round_to(s.p95_us, 1),
+        round_to(s.p99_us, 1),
+        per_op(s.rows),
+        per_op(s.shared_hit),
+        per_op(s.shared_read),
+        per_op(s.shared_dirtied),
+        per_op(s.pk_blks_read),
+        plan,
     ))
 }

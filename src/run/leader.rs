@@ -1,6 +1,8 @@
 //! The leader: the calling backend checks the caller's privileges and the server's spare worker
 //! slots, creates the run's segment, starts the workers, waits for them and reports.
 
+use super::read::{ReadParams, Workload};
+use super::reader::ReadSummary;
 use super::shared::*;
 use super::*;
 use crate::pg::error::raise;
@@ -38,28 +40,55 @@ const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuu
     'archiver', 'logger', 'standalone backend', 'io worker', 'walsummarizer', 'slotsync worker', \
     'dead-end client backend', 'not initialized'";
 
-/// Before any worker starts: the caller may do what its workers will do (they act as the
-/// caller's role), and the server can spare `clients` worker slots.
+/// Before any worker of a load starts: the caller may do what its workers will do (they act as
+/// the caller's role), and the server can spare `clients` worker slots.
 fn check_can_run(p: &Params) {
+    check_privileges(
+        "keybench_run",
+        "(has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
+           'USAGE and CREATE on schema keybench'),
+         (has_table_privilege('keybench.runs', 'SELECT') AND has_table_privilege('keybench.runs', 'INSERT')
+             AND has_table_privilege('keybench.runs', 'UPDATE'),
+           'SELECT, INSERT and UPDATE on keybench.runs'),
+         (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
+           'SELECT and INSERT on keybench.batches'),
+         (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+            OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
+           'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
+        p.checkpoint_first,
+    );
+    check_spare_workers("keybench_run", p.clients);
+}
+
+/// Before any worker of a read starts: as [`check_can_run`], for what a read's workers do (the
+/// child table of `join` and an index on created_at need CREATE on schema keybench).
+pub(super) fn check_can_read(r: &ReadParams) {
+    check_privileges(
+        "keybench_read",
+        "(has_schema_privilege('keybench', 'USAGE') AND (NOT $1 OR has_schema_privilege('keybench', 'CREATE')),
+           CASE WHEN $1 THEN 'USAGE and CREATE on schema keybench' ELSE 'USAGE on schema keybench' END),
+         (has_table_privilege('keybench.runs', 'SELECT'), 'SELECT on keybench.runs'),
+         (has_table_privilege('keybench.reads', 'SELECT') AND has_table_privilege('keybench.reads', 'INSERT')
+             AND has_table_privilege('keybench.reads', 'UPDATE'),
+           'SELECT, INSERT and UPDATE on keybench.reads')",
+        r.workload() == Workload::Join || r.needs_created_at_index(),
+    );
+    check_spare_workers("keybench_read", r.clients);
+}
+
+/// ERROR 42501 unless the calling role passes every `(ok, what)` of `checks` (SQL rows of a
+/// VALUES list, with one boolean argument $1), or if it cannot log in (its workers connect as it).
+fn check_privileges(function: &'static str, checks: &str, arg: bool) {
     let (role, missing, can_login): (String, Option<String>, bool) = Spi::connect(|c| {
         let row = c
             .select(
-                "SELECT current_user::text,
-                    (SELECT string_agg(what, '; ') FROM (VALUES
-                      (has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
-                       'USAGE and CREATE on schema keybench'),
-                      (has_table_privilege('keybench.runs', 'SELECT') AND has_table_privilege('keybench.runs', 'INSERT')
-                         AND has_table_privilege('keybench.runs', 'UPDATE'),
-                       'SELECT, INSERT and UPDATE on keybench.runs'),
-                      (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
-                       'SELECT and INSERT on keybench.batches'),
-                      (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
-                        OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
-                       'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')
-                    ) v(ok, what) WHERE NOT ok),
-                    (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)",
+                &format!(
+                    "SELECT current_user::text,
+                        (SELECT string_agg(what, '; ') FROM (VALUES {checks}) v(ok, what) WHERE NOT ok),
+                        (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)"
+                ),
                 Some(1),
-                &[p.checkpoint_first.into()],
+                &[arg.into()],
             )?
             .first();
         Ok::<_, pgrx::spi::Error>((
@@ -70,11 +99,16 @@ fn check_can_run(p: &Params) {
     })
     .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
     if let Some(what) = missing {
-        raise(RunError::Privileges(role, what));
+        raise(RunError::Privileges(function, role, what));
     }
     if !can_login {
-        raise(RunError::NoLogin(role));
+        raise(RunError::NoLogin(function, role));
     }
+}
+
+/// ERROR 53400 unless the server can spare `clients` background worker slots (within
+/// keybench.max_workers).
+fn check_spare_workers(function: &'static str, clients: i32) {
     let (max_processes, in_use, ours): (i32, i64, i64) = Spi::connect(|c| {
         let row = c
             .select(
@@ -100,9 +134,10 @@ fn check_can_run(p: &Params) {
     }
     let cap = crate::pg::guc::max_workers() as i64;
     let spare = (max_processes as i64 - in_use).min(cap - ours).max(0);
-    if p.clients as i64 > spare {
+    if clients as i64 > spare {
         raise(RunError::NoSpareWorkers {
-            needed: p.clients,
+            function,
+            needed: clients,
             spare,
             max_worker_processes: max_processes,
             in_use,
@@ -115,7 +150,7 @@ fn check_can_run(p: &Params) {
 /// Lock keybench's pg_extension row against DROP EXTENSION until this transaction ends: a DROP
 /// then waits for the run, rather than taking the extension's tables in an order that deadlocks
 /// with the workers' inserts (keybench.batches, then keybench.runs through its foreign key).
-fn hold_extension() {
+pub(super) fn hold_extension() {
     let Some(oid) = extension_oid() else {
         pgrx::error!("keybench: extension keybench is not installed");
     };
@@ -133,7 +168,7 @@ fn hold_extension() {
         pgrx::ereport!(
             ERROR,
             PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            "keybench_run: extension keybench was dropped"
+            "keybench: extension keybench was dropped"
         );
     }
 }
@@ -154,11 +189,15 @@ fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
 }
 
 /// Start one worker of the run in segment `handle`: client `i`, or the janitor.
-fn start_worker(handle: pg_sys::dsm_handle, i: usize) -> Option<DynamicBackgroundWorker> {
+fn start_worker(
+    function: &str,
+    handle: pg_sys::dsm_handle,
+    i: usize,
+) -> Option<DynamicBackgroundWorker> {
     let name = if i == JANITOR {
-        "keybench_run clean-up".to_string()
+        format!("{function} clean-up")
     } else {
-        format!("keybench_run client {i}")
+        format!("{function} client {i}")
     };
     BackgroundWorkerBuilder::new(&name)
         .set_type("keybench run worker")
@@ -181,7 +220,7 @@ fn current_setting(name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The leader: start the workers, wait for them, report. However the run ends, it is closed
+/// The leader of a load: start the workers, wait for them, report. However the run ends, it is closed
 /// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
 /// none is left to do it, by a clean-up worker started here.
 pub fn run(p: Params) -> Summary {
@@ -201,8 +240,76 @@ pub fn run(p: Params) -> Summary {
     }
     check_can_run(&p);
     hold_extension();
+    drive(
+        "keybench_run",
+        p.clients,
+        0,
+        |shared| {
+            shared.mode = MODE_LOAD;
+            shared.params = p;
+        },
+        |shared, elapsed| progress_line(shared.rows_done.load(Ordering::Acquire), p.rows, elapsed),
+        |shared| {
+            let id = shared.run_id.load(Ordering::Acquire);
+            if id > 0 {
+                format!("run {id}")
+            } else {
+                String::new()
+            }
+        },
+        |shared| shared.summary,
+    )
+}
+
+/// The leader of a read: as [`run`], with room for the pool of keys (or window starts) that
+/// worker 0 samples (the caller has checked its privileges and holds the extension).
+pub fn read(r: ReadParams, table: &str) -> (ReadSummary, String) {
+    drive(
+        "keybench_read",
+        r.clients,
+        r.pool_len as usize * r.slot(),
+        |shared| {
+            shared.mode = MODE_READ;
+            shared.read = r;
+            shared.params.clients = r.clients;
+            put_str(&mut shared.table, table);
+        },
+        |shared, elapsed| {
+            let done = shared.rows_done.load(Ordering::Acquire);
+            format!(
+                "keybench_read: {done} of {} operations ({:.0}%), {:.0} ops/s",
+                r.ops,
+                100.0 * done as f64 / r.ops as f64,
+                done as f64 / elapsed.max(1e-9)
+            )
+        },
+        |shared| {
+            let id = shared.read_id.load(Ordering::Acquire);
+            if id > 0 {
+                format!("read {id}")
+            } else {
+                String::new()
+            }
+        },
+        |shared| (shared.read_summary, shared.plan()),
+    )
+}
+
+/// Create the segment (a [`Shared`] set up by `init`, then `pool` zeroed bytes), start `clients` workers,
+/// wait for them with a progress NOTICE, and return `result` of the finished segment. However it
+/// ends, the run or read is closed by the last worker out, or, when none is left to do it, by a
+/// clean-up worker started here.
+fn drive<R>(
+    function: &'static str,
+    clients: i32,
+    pool: usize,
+    init: impl FnOnce(&mut Shared),
+    progress: impl Fn(&Shared, f64) -> String,
+    what: impl Fn(&Shared) -> String,
+    result: impl FnOnce(&Shared) -> R,
+) -> R {
     let ext = extension_schema();
-    let size = std::mem::size_of::<Shared>();
+    let size = std::mem::size_of::<Shared>() + pool;
     // SAFETY: a new segment of `size` bytes, owned by this transaction's resource owner.
     let seg = unsafe { pg_sys::dsm_create(size, 0) };
     // SAFETY: the new segment's mapping, `size` bytes, suitably aligned (a DSM mapping starts on
@@ -215,7 +322,8 @@ pub fn run(p: Params) -> Summary {
     let shared = unsafe { &mut *ptr };
     // SAFETY: the segment created above.
     let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
-    shared.params = p;
+    init(shared);
+    shared.pool_bytes = pool;
     // SAFETY: reading this backend's database, user, pid and latch address, all set before any
     // SQL function runs.
     unsafe {
@@ -226,36 +334,35 @@ pub fn run(p: Params) -> Summary {
     }
     shared.lock_key = handle as i32;
     put_str(&mut shared.ext_schema, &ext);
-    shared
-        .workers_left
-        .store(p.clients as u32, Ordering::Release);
+    shared.workers_left.store(clients as u32, Ordering::Release);
     // SAFETY: the detach callback gets the segment's address, valid for as long as it is mapped,
     // which is when the callback runs.
     unsafe { pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr)) };
     // From here on the workers share it: only shared references (atomics for what changes).
     let shared: &Shared = shared;
-    let clients = p.clients as usize;
-    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(clients);
-    for i in 0..clients {
-        match start_worker(handle, i) {
+    let n = clients as usize;
+    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(n);
+    for i in 0..n {
+        match start_worker(function, handle, i) {
             Some(w) => workers.push(w),
             None => {
                 let max = current_setting("max_worker_processes");
                 if i == 0 {
                     raise(RunError::Workers {
-                        needed: p.clients,
+                        function,
+                        needed: clients,
                         started: 0,
                         max_worker_processes: max,
                     });
                 }
                 shared.record_error(
                     &format!(
-                        "could not start client {i} of {clients}: no background worker slot was free \
+                        "could not start client {i} of {n}: no background worker slot was free \
                          (max_worker_processes is {max})"
                     ),
                     PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
                 );
-                for j in i..clients {
+                for j in i..n {
                     shared.depart(j);
                 }
                 break;
@@ -285,7 +392,9 @@ pub fn run(p: Params) -> Summary {
                 {
                     shared.workers_left.fetch_sub(1, Ordering::AcqRel);
                     shared.record_error(
-                        &format!("client {i} of {clients} stopped before it started (the server log says why)"),
+                        &format!(
+                            "client {i} of {n} stopped before it started (the server log says why)"
+                        ),
                         PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
                     );
                 }
@@ -296,21 +405,15 @@ pub fn run(p: Params) -> Summary {
         if all_stopped && shared.finished.load(Ordering::Acquire) == FINISHED_NO {
             // Every client is gone and none closed the run: one died. A clean-up worker closes it.
             match &janitor {
-                None => match start_worker(handle, JANITOR) {
+                None => match start_worker(function, handle, JANITOR) {
                     Some(j) => janitor = Some(j),
-                    None => raise(RunError::Abandoned(
-                        shared.error(),
-                        shared.run_id.load(Ordering::Acquire),
-                    )),
+                    None => raise(RunError::Abandoned(function, shared.error(), what(shared))),
                 },
                 Some(j) => {
                     if matches!(j.pid(), Err(BackgroundWorkerStatus::Stopped))
                         && shared.finished.load(Ordering::Acquire) == FINISHED_NO
                     {
-                        raise(RunError::Abandoned(
-                            shared.error(),
-                            shared.run_id.load(Ordering::Acquire),
-                        ));
+                        raise(RunError::Abandoned(function, shared.error(), what(shared)));
                     }
                 }
             }
@@ -319,8 +422,7 @@ pub fn run(p: Params) -> Summary {
         pgrx::check_for_interrupts!();
         let elapsed = started.elapsed().as_secs_f64();
         if interval > 0.0 && elapsed >= next_notice {
-            let done = shared.rows_done.load(Ordering::Acquire);
-            pgrx::notice!("{}", progress_line(done, p.rows, elapsed));
+            pgrx::notice!("{}", progress(shared, elapsed));
             next_notice += interval;
         }
     }
@@ -336,13 +438,14 @@ pub fn run(p: Params) -> Summary {
             msg
         };
         raise(RunError::Worker(
+            function,
             msg,
             shared.error_code.load(Ordering::Acquire),
         ));
     }
-    let summary = shared.summary;
+    let r = result(shared);
     // Finished: detach now rather than at commit (the callback sees the run finished).
     // SAFETY: the segment this function created; `shared` is not used after this.
     unsafe { pg_sys::dsm_detach(seg) };
-    summary
+    r
 }

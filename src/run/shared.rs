@@ -3,13 +3,19 @@
 //! signalling the processes that share it.
 
 use super::counters::Counters;
+use super::read::{ReadParams, BUCKETS};
+use super::reader::{ReadSummary, TOTALS};
 use super::*;
 use pgrx::prelude::*;
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 pub const STATE_PENDING: u32 = 0;
 pub const STATE_READY: u32 = 1;
 pub const STATE_FAILED: u32 = 2;
+
+/// What the workers of a segment do: load a table (keybench_run) or read one (keybench_read).
+pub const MODE_LOAD: u32 = 0;
+pub const MODE_READ: u32 = 1;
 
 pub const FINISHED_NO: u32 = 0;
 pub const FINISHED_OK: u32 = 1;
@@ -124,6 +130,9 @@ impl Slot {
 
 #[repr(C)]
 pub struct Shared {
+    /// [`MODE_LOAD`] or [`MODE_READ`], set before any worker starts.
+    pub mode: u32,
+    /// A load's parameters; for a read, only `clients` is set.
     pub params: Params,
     pub database: u32,
     pub user: u32,
@@ -153,6 +162,20 @@ pub struct Shared {
     pub error: std::cell::UnsafeCell<[u8; 1024]>,
     pub table: [u8; 256],
     pub summary: Summary,
+    /// A read's parameters, its id, and the bytes of its pool of keys or window starts, which
+    /// follow this struct in the segment.
+    pub read: ReadParams,
+    pub read_id: AtomicI64,
+    pub pool_bytes: usize,
+    /// The read's totals (ops, rows, buffers hit, read and dirtied, primary-key blocks read and
+    /// hit) and latency histogram, added to by each worker when it is done.
+    pub read_totals: [AtomicI64; TOTALS],
+    pub hist: [AtomicU64; BUCKETS],
+    pub max_ns: AtomicU64,
+    pub sum_ns: AtomicU64,
+    /// The scans of the read's statement, from EXPLAIN (written by worker 0 during set-up).
+    pub plan: [u8; 512],
+    pub read_summary: ReadSummary,
 }
 
 pub(super) fn put_str(dst: &mut [u8], s: &str) -> usize {
@@ -172,6 +195,29 @@ impl Shared {
     }
     pub fn table(&self) -> String {
         get_str(&self.table)
+    }
+    pub fn plan(&self) -> String {
+        get_str(&self.plan)
+    }
+    /// A read's pool, as worker 0 fills it during set-up.
+    pub fn pool_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `pool`; worker 0 alone writes it, before the set-up is published.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                (self as *mut Shared).add(1).cast::<u8>(),
+                self.pool_bytes,
+            )
+        }
+    }
+    /// A read's pool: the `pool_entries` entries of keys or window starts after this struct,
+    /// filled by worker 0 (read.pool_len of them).
+    pub fn pool(&self) -> &[u8] {
+        // SAFETY: the leader created the segment `size_of::<Shared>() + pool_bytes` bytes long,
+        // with this struct at its start, and filled the pool before it started any worker; nobody
+        // writes it afterwards.
+        unsafe {
+            std::slice::from_raw_parts((self as *const Shared).add(1).cast::<u8>(), self.pool_bytes)
+        }
     }
     pub fn error(&self) -> String {
         let n = self.error_len.load(Ordering::Acquire) as usize;

@@ -534,25 +534,33 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
                 PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
             );
         }
-        finish(shared);
+        finish_any(shared);
         wake_all(shared);
         return;
     }
-    let p = shared.params;
-    set_guc(c"keybench.ids_per_ms", &p.ids_per_ms.to_string());
-    set_guc(
-        c"keybench.uuidv7_subms",
-        if p.subms_random { "random" } else { "counter" },
-    );
-    set_guc(
-        c"keybench.clock_skew_ms",
-        &p.client_skew_ms(client as i32).to_string(),
-    );
+    let reading = shared.mode == MODE_READ;
+    if !reading {
+        let p = shared.params;
+        set_guc(c"keybench.ids_per_ms", &p.ids_per_ms.to_string());
+        set_guc(
+            c"keybench.uuidv7_subms",
+            if p.subms_random { "random" } else { "counter" },
+        );
+        set_guc(
+            c"keybench.clock_skew_ms",
+            &p.client_skew_ms(client as i32).to_string(),
+        );
+    }
     let ok = if client == 0 {
         let ok = if stop_requested(shared) {
             false
         } else {
-            match setup(shared) {
+            let set_up = if reading {
+                super::reader::setup(shared)
+            } else {
+                setup(shared)
+            };
+            match set_up {
                 Ok(()) => true,
                 Err(e) => {
                     shared.record_error(&e.message, e.sqlstate);
@@ -570,7 +578,12 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
         wait_for_setup(shared)
     };
     if ok {
-        if let Err(e) = load(shared, client as i32) {
+        let worked = if reading {
+            super::reader::work(shared)
+        } else {
+            load(shared, client as i32)
+        };
+        if let Err(e) = worked {
             if shared.leader_gone.load(Ordering::Acquire) == 0 {
                 shared.record_error(&e.message, e.sqlstate);
             }
@@ -581,7 +594,16 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     // SAFETY: clearing a cancel that arrived before the pid was withdrawn.
     unsafe { pg_sys::QueryCancelPending = 0 };
     if shared.depart(client) {
-        finish(shared);
+        finish_any(shared);
     }
     wake_all(shared);
+}
+
+/// Close the load or the read of the segment.
+fn finish_any(shared: &mut Shared) {
+    if shared.mode == MODE_READ {
+        super::reader::finish(shared)
+    } else {
+        finish(shared)
+    }
 }

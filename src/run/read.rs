@@ -1,0 +1,547 @@
+//! keybench_read's parameters, its statements and its latency histogram (pure Rust, unit tested).
+//!
+//! keybench_read reads the table of a kept run from background workers, with the run machinery
+//! (the shared segment, the leader's checks and wait, cancellation, the clean-up on failure): the
+//! leader samples the keys (or the start times of the windows) into the segment, worker 0 writes
+//! the row in keybench.reads and creates what the workload needs (the child table of `join`, an
+//! index on created_at), every worker runs operations until `ops` are done, and the last one out
+//! writes the figures and drops what was created unless it is kept.
+//!
+//! How keys are sampled: the leader counts the table's rows (N), draws min(ops, [`MAX_POOL`])
+//! row positions independently and uniformly from 0..N (from the newest `hot_fraction` of them
+//! for `recent`), sorts them, and reads the table once in physical order, taking the key of the
+//! row at each drawn position (once per time it was drawn). The pool is then shuffled. Operation
+//! i looks up pool entry i; when ops exceed the pool, operations past it draw an entry uniformly.
+//! Every lookup is therefore of a key drawn uniformly from the table's rows (the newest ones for
+//! `recent`), with no per-lookup scan and no bias towards any part of the index; the one scan is
+//! before the clock starts.
+
+use super::Kind;
+
+/// At most this many keys (or window starts) are sampled per call: 1,048,576 (at most 40 MiB of
+/// shared memory for text keys).
+pub const MAX_POOL: usize = 1 << 20;
+pub const MAX_OPS: i64 = 1_000_000_000;
+pub const MAX_CHILDREN: i32 = 1000;
+/// Operations per transaction (point, recent, join); `range` and `group` commit every
+/// [`WINDOW_CHUNK`] operations, as each returns many rows.
+pub const CHUNK: i64 = 100;
+pub const WINDOW_CHUNK: i64 = 10;
+/// The longest window: a day.
+pub const MAX_WINDOW_US: i64 = 86_400_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Workload {
+    /// Primary-key lookups of keys drawn uniformly from the table.
+    Point,
+    /// Primary-key lookups of keys drawn from the newest `hot_fraction` of the rows.
+    Recent,
+    /// The rows of a time window.
+    Range,
+    /// A parent and its children, through the child table's foreign-key index.
+    Join,
+    /// Rows per minute over a time window.
+    Group,
+}
+
+pub const WORKLOADS: [Workload; 5] = [
+    Workload::Point,
+    Workload::Recent,
+    Workload::Range,
+    Workload::Join,
+    Workload::Group,
+];
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Point => "point",
+            Workload::Recent => "recent",
+            Workload::Range => "range",
+            Workload::Join => "join",
+            Workload::Group => "group",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Workload> {
+        let s = s.trim().to_ascii_lowercase();
+        WORKLOADS.iter().copied().find(|w| w.name() == s)
+    }
+
+    pub fn from_u8(v: u8) -> Option<Workload> {
+        WORKLOADS.get(v as usize).copied()
+    }
+
+    /// Whether the workload reads time windows (its pool holds window starts, not keys).
+    pub fn windows(self) -> bool {
+        matches!(self, Workload::Range | Workload::Group)
+    }
+
+    pub fn chunk(self) -> i64 {
+        if self.windows() {
+            WINDOW_CHUNK
+        } else {
+            CHUNK
+        }
+    }
+}
+
+pub fn workload_names() -> String {
+    WORKLOADS.map(|w| w.name()).join(", ")
+}
+
+/// How a key travels from the pool to the statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    Int8,
+    Uuid,
+    Text,
+}
+
+/// Bytes per pool entry of a text key: a length byte and up to 39 bytes.
+pub const TEXT_SLOT: usize = 40;
+
+impl KeyType {
+    pub fn of(kind: Kind) -> KeyType {
+        match kind {
+            Kind::Bigint | Kind::Snowflake => KeyType::Int8,
+            Kind::Uuidv7
+            | Kind::Uuidv4
+            | Kind::Uuidv7Native
+            | Kind::GenRandomUuid
+            | Kind::UlidUuid => KeyType::Uuid,
+            Kind::Ulid | Kind::Nanoid | Kind::Uuidv4Text => KeyType::Text,
+        }
+    }
+
+    pub fn slot(self) -> usize {
+        match self {
+            KeyType::Int8 => 8,
+            KeyType::Uuid => 16,
+            KeyType::Text => TEXT_SLOT,
+        }
+    }
+
+    pub fn sql(self) -> &'static str {
+        match self {
+            KeyType::Int8 => "bigint",
+            KeyType::Uuid => "uuid",
+            KeyType::Text => "text",
+        }
+    }
+}
+
+impl Kind {
+    /// Whether the key carries its creation time (so that a time window is a key range).
+    pub fn time_ordered(self) -> bool {
+        matches!(
+            self,
+            Kind::Uuidv7 | Kind::Uuidv7Native | Kind::Snowflake | Kind::Ulid | Kind::UlidUuid
+        )
+    }
+
+    /// The time in the key, as SQL over column `id` (time-ordered kinds only).
+    pub fn key_time(self, ext: &str) -> Option<String> {
+        Some(match self {
+            Kind::Uuidv7 | Kind::Uuidv7Native => format!("{ext}.uuid_extract_timestamp(id)"),
+            Kind::Ulid => format!("{ext}.ulid_extract_timestamp(id)"),
+            Kind::UlidUuid => format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(id))"),
+            Kind::Snowflake => format!("{ext}.snowflake_timestamp(id)"),
+            _ => return None,
+        })
+    }
+
+    /// The name of the function giving the smallest key of a millisecond (time-ordered kinds).
+    fn floor_function(self) -> Option<&'static str> {
+        Some(match self {
+            Kind::Uuidv7 | Kind::Uuidv7Native => "uuidv7_floor",
+            Kind::Ulid => "ulid_floor",
+            Kind::UlidUuid => "ulid_uuid_floor",
+            Kind::Snowflake => "snowflake_floor",
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("unknown read workload \"{0}\"")]
+    Workload(String),
+    #[error("ops must be between 1 and {MAX_OPS}, not {0}")]
+    Ops(i64),
+    #[error("hot_fraction must be greater than 0 and at most 1, not {0}")]
+    HotFraction(String),
+    #[error("time_window must be between 1 microsecond and 1 day, not {0}")]
+    Window(String),
+    #[error("children must be between 1 and {MAX_CHILDREN}, not {0}")]
+    Children(i32),
+    #[error("run {0} has no kept table")]
+    NoTable(i64),
+    #[error("the table of run {0}, {1}, is empty")]
+    Empty(i64, String),
+    #[error("workload {0} on key kind {1} needs a created_at column, which shape d has not")]
+    NoTime(&'static str, &'static str),
+    #[error(
+        "a key of run {0} is {1} bytes long; keybench_read takes text keys of at most 39 bytes"
+    )]
+    LongKey(i64, usize),
+}
+
+/// A read's parameters, as stored in the shared segment (plain data).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
+pub struct ReadParams {
+    pub run_id: i64,
+    pub ops: i64,
+    pub clients: i32,
+    pub workload: u8,
+    pub kind: u8,
+    /// Whether the run's table has created_at (shapes a and c).
+    pub has_created_at: bool,
+    pub keep: bool,
+    pub hot_fraction: f64,
+    pub window_us: i64,
+    pub children: i32,
+    /// Rows in the table when the keys were sampled, and how many were drawn into the pool.
+    pub table_rows: i64,
+    pub pool_len: i64,
+    /// The primary key's index.
+    pub pk_oid: u32,
+}
+
+/// Check keybench_read's arguments (the run's own facts are checked by the leader).
+pub fn validate_read(
+    workload: &str,
+    ops: i64,
+    clients: i32,
+    hot_fraction: f64,
+    window_us: i64,
+    children: i32,
+) -> Result<(Workload, i64), super::RunError> {
+    let w = Workload::parse(workload)
+        .ok_or_else(|| ReadError::Workload(workload.into()))
+        .map_err(super::RunError::Read)?;
+    let check = |ok: bool, e: ReadError| {
+        if ok {
+            Ok(())
+        } else {
+            Err(super::RunError::Read(e))
+        }
+    };
+    check((1..=MAX_OPS).contains(&ops), ReadError::Ops(ops))?;
+    if !(1..=super::MAX_CLIENTS as i32).contains(&clients) {
+        return Err(super::RunError::Clients(clients));
+    }
+    check(
+        hot_fraction > 0.0 && hot_fraction <= 1.0,
+        ReadError::HotFraction(hot_fraction.to_string()),
+    )?;
+    check(
+        (1..=MAX_WINDOW_US).contains(&window_us),
+        ReadError::Window(format!("{window_us} microseconds")),
+    )?;
+    check(
+        (1..=MAX_CHILDREN).contains(&children),
+        ReadError::Children(children),
+    )?;
+    Ok((w, ops))
+}
+
+impl ReadParams {
+    pub fn workload(&self) -> Workload {
+        Workload::from_u8(self.workload)
+            .unwrap_or_else(|| super::corrupt("workload", self.workload))
+    }
+    pub fn kind(&self) -> Kind {
+        Kind::from_u8(self.kind).unwrap_or_else(|| super::corrupt("kind", self.kind))
+    }
+    pub fn key_type(&self) -> KeyType {
+        KeyType::of(self.kind())
+    }
+    /// Bytes per pool entry.
+    pub fn slot(&self) -> usize {
+        if self.workload().windows() {
+            8
+        } else {
+            self.key_type().slot()
+        }
+    }
+    /// Whether windows are primary-key ranges (time-ordered keys) rather than created_at ranges.
+    pub fn key_windows(&self) -> bool {
+        self.kind().time_ordered()
+    }
+    /// Whether the workload needs an index on created_at (windows over created_at).
+    pub fn needs_created_at_index(&self) -> bool {
+        self.workload().windows() && !self.key_windows()
+    }
+
+    /// The first position of the rows keys are drawn from, of `rows` (the newest
+    /// `hot_fraction` for `recent`, at least one row).
+    pub fn first_position(&self, rows: i64) -> i64 {
+        if self.workload() == Workload::Recent {
+            let hot = ((rows as f64 * self.hot_fraction).ceil() as i64).clamp(1, rows);
+            rows - hot
+        } else {
+            0
+        }
+    }
+
+    /// What the leader reads from each row to fill the pool: the key, or a window's start time.
+    pub fn sample_column(&self, ext: &str) -> Result<String, ReadError> {
+        let w = self.workload();
+        if !w.windows() {
+            return Ok("id".into());
+        }
+        if let Some(t) = self.kind().key_time(ext) {
+            return Ok(t);
+        }
+        if self.has_created_at {
+            Ok("created_at".into())
+        } else {
+            Err(ReadError::NoTime(w.name(), self.kind().name()))
+        }
+    }
+
+    /// The statement of one operation, on `table` (and `child` for join), with its parameter
+    /// types: a key, or a window's start and end.
+    pub fn statement(&self, ext: &str, table: &str, child: &str) -> (String, Vec<&'static str>) {
+        let kind = self.kind();
+        let key = self.key_type().sql();
+        let window = || match kind.floor_function() {
+            Some(f) => format!("id >= {ext}.{f}($1) AND id < {ext}.{f}($2)"),
+            None => "created_at >= $1 AND created_at < $2".into(),
+        };
+        match self.workload() {
+            Workload::Point | Workload::Recent => {
+                (format!("SELECT * FROM {table} WHERE id = $1"), vec![key])
+            }
+            Workload::Join => (
+                format!(
+                    "SELECT p.id, c.child_id, c.amount FROM {table} p JOIN {child} c ON c.parent_id = p.id \
+                     WHERE p.id = $1"
+                ),
+                vec![key],
+            ),
+            Workload::Range => (
+                format!("SELECT * FROM {table} WHERE {}", window()),
+                vec!["timestamptz", "timestamptz"],
+            ),
+            Workload::Group => {
+                let minute = if self.has_created_at {
+                    "created_at".to_string()
+                } else {
+                    kind.key_time(ext).unwrap_or_else(|| "created_at".into())
+                };
+                (
+                    format!(
+                        "SELECT date_trunc('minute', {minute}) AS minute, count(*) FROM {table} WHERE {} \
+                         GROUP BY 1 ORDER BY 1",
+                        window()
+                    ),
+                    vec!["timestamptz", "timestamptz"],
+                )
+            }
+        }
+    }
+
+    /// The child table of `join`: `children` rows per parent, in the parents' physical order,
+    /// into a table whose foreign-key index exists as they arrive (as an application's would),
+    /// and the foreign key added after the load (one validating join instead of a trigger per row).
+    pub fn child_ddl(&self, table: &str, child: &str, fk_index: &str) -> Vec<String> {
+        let key = self.key_type().sql();
+        vec![
+            format!(
+                "CREATE TABLE {child} (child_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+                 parent_id {key} NOT NULL, amount int NOT NULL)"
+            ),
+            format!("CREATE INDEX {fk_index} ON {child} (parent_id)"),
+            format!(
+                "INSERT INTO {child} (parent_id, amount) SELECT t.id, g FROM {table} t, generate_series(1, {}) g",
+                self.children
+            ),
+            format!("ALTER TABLE {child} ADD FOREIGN KEY (parent_id) REFERENCES {table} (id)"),
+        ]
+    }
+}
+
+/// The latency histogram: log-linear buckets over nanoseconds, 32 per power of two (values below
+/// 64 ns exact), so a percentile is within 1.6% of the true value; 1,408 buckets whatever the
+/// number of operations (up to 2^47 ns, 39 hours; longer ones count in the last bucket).
+pub const SUB_BITS: u32 = 5;
+const SUB: u64 = 1 << SUB_BITS;
+const LINEAR: u64 = 2 * SUB;
+const MAX_EXP: u32 = 47;
+pub const BUCKETS: usize = (LINEAR + (MAX_EXP as u64 + 1 - (SUB_BITS + 1) as u64) * SUB) as usize;
+
+pub fn bucket_of(ns: u64) -> usize {
+    if ns < LINEAR {
+        return ns as usize;
+    }
+    let e = 63 - ns.leading_zeros();
+    if e > MAX_EXP {
+        return BUCKETS - 1;
+    }
+    let m = (ns >> (e - SUB_BITS)) & (SUB - 1);
+    (LINEAR + (e - SUB_BITS - 1) as u64 * SUB + m) as usize
+}
+
+/// The middle of bucket `b`'s range, in nanoseconds.
+pub fn bucket_value(b: usize) -> f64 {
+    let b = b as u64;
+    if b < LINEAR {
+        return b as f64;
+    }
+    let e = (b - LINEAR) / SUB + SUB_BITS as u64 + 1;
+    let m = (b - LINEAR) % SUB;
+    let width = 1u64 << (e - SUB_BITS as u64);
+    ((SUB + m) * width) as f64 + (width as f64 - 1.0) / 2.0
+}
+
+/// The `q` quantile (0 < q <= 1) of the counts: the value of the bucket holding the
+/// ceil(q * n)-th smallest observation; None when there are none.
+pub fn quantile(counts: &[u64], q: f64) -> Option<f64> {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+    let mut seen = 0;
+    for (b, &c) in counts.iter().enumerate() {
+        seen += c;
+        if seen >= rank {
+            return Some(bucket_value(b));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_monotonic_and_precise() {
+        assert_eq!(BUCKETS, 1408);
+        let mut last = 0;
+        let mut v: u64 = 0;
+        while v < (1u64 << 48) {
+            let b = bucket_of(v);
+            assert!(b >= last, "bucket of {v} went back");
+            assert!(b < BUCKETS);
+            last = b;
+            let mid = bucket_value(b);
+            assert!(
+                (mid - v as f64).abs() <= v as f64 / 64.0 + 0.5,
+                "{v} reported as {mid}"
+            );
+            v = v + 1 + v / 97;
+        }
+        assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
+        for b in 0..BUCKETS {
+            assert_eq!(bucket_of(bucket_value(b) as u64), b);
+        }
+    }
+
+    #[test]
+    fn quantiles() {
+        let mut counts = vec![0u64; BUCKETS];
+        assert_eq!(quantile(&counts, 0.5), None);
+        // 1..=1000 microseconds, once each.
+        for us in 1..=1000u64 {
+            counts[bucket_of(us * 1000)] += 1;
+        }
+        for (q, want) in [
+            (0.5, 500_000.0),
+            (0.95, 950_000.0),
+            (0.99, 990_000.0),
+            (1.0, 1_000_000.0),
+        ] {
+            let got = quantile(&counts, q).unwrap();
+            assert!(
+                (got - want).abs() / want < 1.0 / 64.0,
+                "q{q}: {got} vs {want}"
+            );
+        }
+        let mut one = vec![0u64; BUCKETS];
+        one[bucket_of(40)] = 3;
+        assert_eq!(quantile(&one, 0.99), Some(40.0));
+    }
+
+    fn rp(workload: Workload, kind: Kind, has_created_at: bool) -> ReadParams {
+        ReadParams {
+            run_id: 1,
+            ops: 10,
+            clients: 1,
+            workload: workload as u8,
+            kind: kind as u8,
+            has_created_at,
+            keep: false,
+            hot_fraction: 0.01,
+            window_us: 10_000,
+            children: 3,
+            table_rows: 0,
+            pool_len: 0,
+            pk_oid: 0,
+        }
+    }
+
+    #[test]
+    fn statements_and_positions() {
+        let p = rp(Workload::Range, Kind::Uuidv7, true);
+        let (sql, types) = p.statement("kb", "keybench.t", "");
+        assert_eq!(
+            sql,
+            "SELECT * FROM keybench.t WHERE id >= kb.uuidv7_floor($1) AND id < kb.uuidv7_floor($2)"
+        );
+        assert_eq!(types, vec!["timestamptz", "timestamptz"]);
+        assert_eq!(
+            p.sample_column("kb").unwrap(),
+            "kb.uuid_extract_timestamp(id)"
+        );
+        assert!(!p.needs_created_at_index());
+        let p = rp(Workload::Range, Kind::Uuidv4, true);
+        assert!(p
+            .statement("kb", "t", "")
+            .0
+            .ends_with("created_at >= $1 AND created_at < $2"));
+        assert!(p.needs_created_at_index());
+        assert_eq!(
+            rp(Workload::Group, Kind::Bigint, false).sample_column("kb"),
+            Err(ReadError::NoTime("group", "bigint"))
+        );
+        let g = rp(Workload::Group, Kind::Snowflake, false).statement("kb", "t", "");
+        assert!(g
+            .0
+            .contains("date_trunc('minute', kb.snowflake_timestamp(id))"));
+        let r = rp(Workload::Recent, Kind::Ulid, true);
+        assert_eq!(r.first_position(1000), 990);
+        assert_eq!(r.first_position(10), 9);
+        assert_eq!(
+            rp(Workload::Point, Kind::Ulid, true).first_position(1000),
+            0
+        );
+        assert_eq!(r.slot(), TEXT_SLOT);
+        let j = rp(Workload::Join, Kind::Bigint, true);
+        assert_eq!(
+            j.child_ddl("t", "c", "ci")[2],
+            "INSERT INTO c (parent_id, amount) SELECT t.id, g FROM t t, generate_series(1, 3) g"
+        );
+    }
+
+    #[test]
+    fn validation() {
+        assert!(validate_read("Point", 1, 1, 0.01, 1, 1).is_ok());
+        assert!(matches!(
+            validate_read("points", 1, 1, 0.01, 1, 1),
+            Err(super::super::RunError::Read(ReadError::Workload(_)))
+        ));
+        assert!(validate_read("point", 0, 1, 0.01, 1, 1).is_err());
+        assert!(validate_read("point", 1, 0, 0.01, 1, 1).is_err());
+        assert!(validate_read("point", 1, 1, 0.0, 1, 1).is_err());
+        assert!(validate_read("point", 1, 1, f64::NAN, 1, 1).is_err());
+        assert!(validate_read("point", 1, 1, 1.5, 1, 1).is_err());
+        assert!(validate_read("point", 1, 1, 1.0, 0, 1).is_err());
+        assert!(validate_read("point", 1, 1, 1.0, 1, 0).is_err());
+    }
+}

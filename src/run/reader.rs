@@ -1,0 +1,576 @@
+//! keybench_read's workers: worker 0 sets the read up (its row in keybench.reads, the child
+//! table of `join`, an index on created_at where a window needs one, the plan), every worker runs
+//! operations, and the last one out writes the figures and drops what was created unless kept.
+
+use super::read::*;
+use super::shared::*;
+use super::xact::*;
+use super::RunError;
+use crate::pg::error::raise;
+use crate::pg::spi::{one as spi_one, run as spi_run};
+use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
+use pgrx::prelude::*;
+use pgrx::PgOid;
+use std::sync::atomic::Ordering;
+
+/// What the finishing worker hands back to the leader.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct ReadSummary {
+    pub read_id: i64,
+    pub elapsed_ms: f64,
+    pub ops: i64,
+    pub rows: i64,
+    pub shared_hit: i64,
+    pub shared_read: i64,
+    pub shared_dirtied: i64,
+    pub pk_blks_read: i64,
+    pub pk_blks_hit: i64,
+    pub p50_us: f64,
+    pub p95_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+    pub mean_us: f64,
+    pub fk_index_bytes: i64,
+}
+
+/// The totals every worker adds to the segment when it is done, in this order.
+pub const TOTALS: usize = 7;
+const T_OPS: usize = 0;
+const T_ROWS: usize = 1;
+const T_HIT: usize = 2;
+const T_READ: usize = 3;
+const T_DIRTIED: usize = 4;
+const T_PK_READ: usize = 5;
+const T_PK_HIT: usize = 6;
+
+/// The objects a read may create, named from its id (quoted by construction): the child table,
+/// its foreign-key index, and the index on the run table's created_at.
+pub(super) fn object_names(read_id: i64) -> (String, String, String) {
+    let q = |s: String| pgrx::spi::quote_identifier(s);
+    (
+        format!("keybench.{}", q(format!("read_{read_id}_children"))),
+        q(format!("read_{read_id}_children_parent_id_idx")),
+        q(format!("read_{read_id}_created_at")),
+    )
+}
+
+/// The arguments of operation `i`: pool entry `i`, or one drawn uniformly past the pool's end.
+fn args_of(r: &ReadParams, pool: &[u8], i: i64) -> Vec<DatumWithOid<'static>> {
+    let slot = r.slot();
+    let n = (pool.len() / slot) as i64;
+    let e = if i < n {
+        i
+    } else {
+        use rand::RngExt;
+        crate::generators::rng::with_rng(|g| g.random_range(0..n))
+    } as usize;
+    let b = &pool[e * slot..(e + 1) * slot];
+    if r.workload().windows() {
+        let start = i64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let ts = |us: i64| -> TimestampWithTimeZone {
+            us.try_into().unwrap_or_else(|_| {
+                pgrx::error!("keybench_read: a window ends outside timestamptz's range")
+            })
+        };
+        return vec![
+            ts(start).into(),
+            ts(start.saturating_add(r.window_us)).into(),
+        ];
+    }
+    match r.key_type() {
+        KeyType::Int8 => vec![i64::from_le_bytes(b.try_into().expect("8 bytes")).into()],
+        KeyType::Uuid => {
+            vec![pgrx::Uuid::from_bytes(b.try_into().expect("16 bytes")).into()]
+        }
+        KeyType::Text => {
+            let len = b[0] as usize;
+            vec![String::from_utf8_lossy(&b[1..1 + len]).into_owned().into()]
+        }
+    }
+}
+
+fn oids(types: &[&str]) -> Vec<PgOid> {
+    types
+        .iter()
+        .map(|t| {
+            PgOid::from(match *t {
+                "bigint" => pg_sys::INT8OID,
+                "uuid" => pg_sys::UUIDOID,
+                "text" => pg_sys::TEXTOID,
+                _ => pg_sys::TIMESTAMPTZOID,
+            })
+        })
+        .collect()
+}
+
+/// The scans of a plan (EXPLAIN's JSON): "Index Scan using x", "Seq Scan on y", in plan order.
+fn scans(plan: &serde_json::Value, out: &mut Vec<String>) {
+    match plan {
+        serde_json::Value::Object(m) => {
+            let node = m.get("Node Type").and_then(|v| v.as_str());
+            if let (Some(node), Some(ix)) = (node, m.get("Index Name").and_then(|v| v.as_str())) {
+                out.push(format!("{node} using {ix}"));
+            } else if let (Some(node), Some(rel)) =
+                (node, m.get("Relation Name").and_then(|v| v.as_str()))
+            {
+                out.push(format!("{node} on {rel}"));
+            }
+            for (k, v) in m {
+                if k == "Plan" || k == "Plans" {
+                    scans(v, out);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|v| scans(v, out)),
+        _ => {}
+    }
+}
+
+/// Worker 0: the pool, the row in keybench.reads, the objects the workload needs, the plan;
+/// committed.
+pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
+    let table = shared.table();
+    let ext = shared.ext_schema();
+    let lock_key = shared.lock_key;
+    let r = shared.read;
+    let read_id: i64 = in_transaction(|| {
+        spi_one(
+            "INSERT INTO keybench.reads (run_id, kind, workload, ops, clients, hot_fraction, window_ms, children,
+                keep, lock_key, server_version, shared_buffers)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, current_setting('server_version'),
+                current_setting('shared_buffers'))
+             RETURNING read_id",
+            &[
+                r.run_id.into(),
+                r.kind().name().into(),
+                r.workload().name().into(),
+                r.ops.into(),
+                r.clients.into(),
+                (r.workload() == Workload::Recent).then_some(r.hot_fraction).into(),
+                r.workload()
+                    .windows()
+                    .then_some(r.window_us as f64 / 1000.0)
+                    .into(),
+                (r.workload() == Workload::Join).then_some(r.children).into(),
+                r.keep.into(),
+                lock_key.into(),
+            ],
+        )
+        .expect("INSERT ... RETURNING gives a row")
+    })?;
+    shared.read_id.store(read_id, Ordering::Release);
+    let mut r = shared.read;
+    // The sample, recorded in the row (an empty table is a failed read, with its reason).
+    let (rows, filled) = in_transaction(|| {
+        let rows: i64 = spi_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap_or(0);
+        if rows == 0 {
+            raise(RunError::Read(ReadError::Empty(r.run_id, table.clone())));
+        }
+        (rows, sample_pool(&r, &ext, &table, rows, shared.pool_mut()))
+    })?;
+    r.table_rows = rows;
+    r.pool_len = filled as i64;
+    shared.read = r;
+    in_transaction(|| {
+        spi_run(
+            "UPDATE keybench.reads SET table_rows = $2, sampled_keys = $3 WHERE read_id = $1",
+            &[read_id.into(), rows.into(), r.pool_len.into()],
+        )
+    })?;
+    let (child, fk_index, time_index) = object_names(read_id);
+    if r.workload() == Workload::Join {
+        in_transaction(|| {
+            for stmt in r.child_ddl(&table, &child, &fk_index) {
+                spi_run(&stmt, &[]);
+            }
+            spi_run(
+                &format!(
+                    "UPDATE keybench.reads SET child_table = $2, child_rows = (SELECT count(*) FROM {child})
+                     WHERE read_id = $1"
+                ),
+                &[read_id.into(), child.clone().into()],
+            );
+        })?;
+    }
+    if r.needs_created_at_index() {
+        in_transaction(|| {
+            let has: bool = spi_one(
+                "SELECT EXISTS (SELECT FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid
+                    AND a.attnum = i.indkey[0] WHERE i.indrelid = $1::regclass AND a.attname = 'created_at')",
+                &[table.clone().into()],
+            )
+            .unwrap_or(false);
+            if !has {
+                spi_run(
+                    &format!("CREATE INDEX {time_index} ON {table} (created_at)"),
+                    &[],
+                );
+                spi_run(
+                    "UPDATE keybench.reads SET created_index = $2 WHERE read_id = $1",
+                    &[read_id.into(), format!("keybench.{time_index}").into()],
+                );
+            }
+        })?;
+    }
+    let (sql, _) = r.statement(&ext, &table, &child);
+    let plan = in_transaction(|| {
+        let explained: Option<pgrx::Json> = spi_one(
+            &format!("EXPLAIN (FORMAT JSON) {sql}"),
+            &args_of(&r, shared.pool(), 0),
+        );
+        let mut out = Vec::new();
+        if let Some(j) = explained {
+            scans(&j.0, &mut out);
+        }
+        let plan = out.join(", ");
+        spi_run(
+            "UPDATE keybench.reads SET plan = $2 WHERE read_id = $1",
+            &[read_id.into(), plan.clone().into()],
+        );
+        plan
+    })?;
+    put_str(&mut shared.plan, &plan);
+    shared.load_start_ns.store(now_ns(), Ordering::Release);
+    Ok(())
+}
+
+/// Run operations until `ops` are done or the read is stopped; then add this worker's latencies
+/// and totals to the segment's.
+pub(super) fn work(shared: &Shared) -> Result<(), Failure> {
+    let r = shared.read;
+    let read_id = shared.read_id.load(Ordering::Acquire);
+    let (child, _, _) = object_names(read_id);
+    let (sql, types) = r.statement(&shared.ext_schema(), &shared.table(), &child);
+    let types = oids(&types);
+    let pk = pg_sys::Oid::from(r.pk_oid);
+    let pool = shared.pool();
+    let chunk = r.workload().chunk();
+    let mut hist = vec![0u64; BUCKETS];
+    let mut totals = [0i64; TOTALS];
+    let (mut max_ns, mut sum_ns) = (0u64, 0u64);
+    let mut stmt: Option<pgrx::spi::OwnedPreparedStatement> = None;
+    let result = loop {
+        if stop_requested(shared) {
+            break Ok(());
+        }
+        let first = shared.next_batch.fetch_add(chunk, Ordering::AcqRel);
+        if first >= r.ops {
+            break Ok(());
+        }
+        let n = chunk.min(r.ops - first);
+        let done = in_transaction(|| {
+            let before = usage();
+            let (f0, h0) = xact_blocks(pk);
+            let rows = Spi::connect(|c| {
+                if stmt.is_none() {
+                    stmt = Some(c.prepare(sql.as_str(), &types)?.keep());
+                }
+                let stmt = stmt.as_ref().expect("prepared above");
+                let mut rows = 0i64;
+                for i in first..first + n {
+                    let args = args_of(&r, pool, i);
+                    let t0 = std::time::Instant::now();
+                    let t = c.select(stmt, None, &args)?;
+                    let ns = t0.elapsed().as_nanos() as u64;
+                    rows += t.len() as i64;
+                    hist[bucket_of(ns)] += 1;
+                    max_ns = max_ns.max(ns);
+                    sum_ns += ns;
+                }
+                Ok::<_, pgrx::spi::Error>(rows)
+            })
+            .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"));
+            let after = usage();
+            let (f1, h1) = xact_blocks(pk);
+            let d = super::counters::delta(&before, &after);
+            totals[T_OPS] += n;
+            totals[T_ROWS] += rows;
+            totals[T_HIT] += d.shared_hit;
+            totals[T_READ] += d.shared_read;
+            totals[T_DIRTIED] += d.shared_dirtied;
+            totals[T_PK_READ] += (f1 - f0) - (h1 - h0);
+            totals[T_PK_HIT] += h1 - h0;
+        });
+        if let Err(e) = done {
+            break Err(e);
+        }
+        shared.rows_done.fetch_add(n, Ordering::AcqRel);
+    };
+    for (b, &c) in hist.iter().enumerate() {
+        if c > 0 {
+            shared.hist[b].fetch_add(c, Ordering::AcqRel);
+        }
+    }
+    for (t, v) in shared.read_totals.iter().zip(totals) {
+        t.fetch_add(v, Ordering::AcqRel);
+    }
+    shared.max_ns.fetch_max(max_ns, Ordering::AcqRel);
+    shared.sum_ns.fetch_add(sum_ns, Ordering::AcqRel);
+    result
+}
+
+/// Drop what the read created, unless it is kept.
+fn drop_objects(r: &ReadParams, read_id: i64) {
+    if r.keep {
+        return;
+    }
+    let (child, _, time_index) = object_names(read_id);
+    if r.workload() == Workload::Join {
+        spi_run(&format!("DROP TABLE IF EXISTS {child}"), &[]);
+    }
+    if r.needs_created_at_index() {
+        spi_run(&format!("DROP INDEX IF EXISTS keybench.{time_index}"), &[]);
+    }
+}
+
+/// The last worker out: the figures into keybench.reads and the summary, or the read marked
+/// failed or cancelled; what it created dropped unless kept.
+pub(super) fn finish(shared: &mut Shared) {
+    let r = shared.read;
+    let read_id = shared.read_id.load(Ordering::Acquire);
+    let cancelled = shared.leader_gone.load(Ordering::Acquire) != 0;
+    let failed = shared.error_set.load(Ordering::Acquire) != 0;
+    if read_id == 0 {
+        shared.finished.store(FINISHED_FAILED, Ordering::Release);
+        return;
+    }
+    if failed || cancelled {
+        let status = if failed { "failed" } else { "cancelled" };
+        let error = if failed {
+            shared.error()
+        } else {
+            format!(
+                "cancelled: the session that called keybench_read (pid {}) was cancelled, timed out or ended",
+                shared.leader_pid
+            )
+        };
+        for _ in 0..3 {
+            let done = in_transaction(|| {
+                drop_objects(&r, read_id);
+                spi_run(
+                    "UPDATE keybench.reads SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                        child_table = CASE WHEN keep THEN child_table END,
+                        created_index = CASE WHEN keep THEN created_index END
+                     WHERE read_id = $1",
+                    &[read_id.into(), status.into(), error.clone().into()],
+                );
+            });
+            if done.is_ok() {
+                break;
+            }
+        }
+        shared.finished.store(
+            if failed {
+                FINISHED_FAILED
+            } else {
+                FINISHED_CANCELLED
+            },
+            Ordering::Release,
+        );
+        return;
+    }
+    let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let t: Vec<i64> = shared
+        .read_totals
+        .iter()
+        .map(|a| a.load(Ordering::Acquire))
+        .collect();
+    let counts: Vec<u64> = shared
+        .hist
+        .iter()
+        .map(|a| a.load(Ordering::Acquire))
+        .collect();
+    let q = |x: f64| quantile(&counts, x).map(|ns| ns / 1000.0).unwrap_or(0.0);
+    let ops = t[T_OPS];
+    let mut s = ReadSummary {
+        read_id,
+        elapsed_ms,
+        ops,
+        rows: t[T_ROWS],
+        shared_hit: t[T_HIT],
+        shared_read: t[T_READ],
+        shared_dirtied: t[T_DIRTIED],
+        pk_blks_read: t[T_PK_READ],
+        pk_blks_hit: t[T_PK_HIT],
+        p50_us: q(0.50),
+        p95_us: q(0.95),
+        p99_us: q(0.99),
+        max_us: shared.max_ns.load(Ordering::Acquire) as f64 / 1000.0,
+        mean_us: if ops > 0 {
+            shared.sum_ns.load(Ordering::Acquire) as f64 / ops as f64 / 1000.0
+        } else {
+            0.0
+        },
+        fk_index_bytes: 0,
+    };
+    let result = in_transaction(|| {
+        if r.workload() == Workload::Join {
+            let (_, fk_index, _) = object_names(read_id);
+            s.fk_index_bytes = spi_one(
+                "SELECT pg_relation_size(format('keybench.%s', $1::text)::regclass)",
+                &[fk_index.clone().into()],
+            )
+            .unwrap_or(0);
+        }
+        spi_run(
+            "UPDATE keybench.reads SET status = 'done', finished_at = clock_timestamp(), elapsed_ms = $2,
+                ops_per_sec = $3 / nullif($2 / 1000.0, 0), p50_us = $4, p95_us = $5, p99_us = $6, max_us = $7,
+                mean_us = $8, rows_read = $9, shared_hit = $10, shared_read = $11, shared_dirtied = $12,
+                pk_blks_read = $13, pk_blks_hit = $14, fk_index_bytes = $15, latency_histogram = $16,
+                child_table = CASE WHEN keep THEN child_table END,
+                created_index = CASE WHEN keep THEN created_index END
+             WHERE read_id = $1",
+            &[
+                read_id.into(),
+                s.elapsed_ms.into(),
+                (s.ops as f64).into(),
+                s.p50_us.into(),
+                s.p95_us.into(),
+                s.p99_us.into(),
+                s.max_us.into(),
+                s.mean_us.into(),
+                s.rows.into(),
+                s.shared_hit.into(),
+                s.shared_read.into(),
+                s.shared_dirtied.into(),
+                s.pk_blks_read.into(),
+                s.pk_blks_hit.into(),
+                (r.workload() == Workload::Join).then_some(s.fk_index_bytes).into(),
+                histogram_json(&counts).into(),
+            ],
+        );
+        drop_objects(&r, read_id);
+    });
+    match result {
+        Ok(()) => {
+            shared.read_summary = s;
+            shared.finished.store(FINISHED_OK, Ordering::Release);
+        }
+        Err(e) => {
+            shared.record_error(&e.message, e.sqlstate);
+            let _ = in_transaction(|| {
+                drop_objects(&r, read_id);
+                spi_run(
+                    "UPDATE keybench.reads SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE read_id = $1",
+                    &[read_id.into(), e.message.clone().into()],
+                )
+            });
+            shared.finished.store(FINISHED_FAILED, Ordering::Release);
+        }
+    }
+}
+
+/// The non-empty buckets of the histogram, as JSON text: {"<bucket's middle, ns>": count, ...}.
+fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
+    let m: serde_json::Map<String, serde_json::Value> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c > 0)
+        .map(|(b, &c)| (format!("{}", bucket_value(b).round() as i64), c.into()))
+        .collect();
+    pgrx::JsonB(serde_json::Value::Object(m))
+}
+
+/// The pool of a read: min(ops, MAX_POOL) rows drawn independently and uniformly from the
+/// table's positions (the newest `hot_fraction` for `recent`), read in one scan in physical
+/// order, shuffled (src/run/read.rs explains why this is unbiased). Each entry is the row's key,
+/// or for a window workload the row's time (pg microseconds), in `r.slot()` bytes.
+fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8]) -> usize {
+    use rand::RngExt;
+    let k = (r.ops as usize).min(MAX_POOL).max(1);
+    let lo = r.first_position(rows);
+    let mut positions: Vec<i64> =
+        crate::generators::rng::with_rng(|g| (0..k).map(|_| g.random_range(lo..rows)).collect());
+    positions.sort_unstable();
+    let column = r
+        .sample_column(ext)
+        .unwrap_or_else(|e| raise(RunError::Read(e)));
+    let slot = r.slot();
+    let windows = r.workload().windows();
+    let key_type = r.key_type();
+    assert_eq!(pool.len(), k * slot, "the leader sized the pool");
+    let mut filled = 0usize;
+    // The scan must see the table in physical order from its first block: no synchronized scan
+    // starting where another session's scan of the table is (for this statement only).
+    // SAFETY: a GUC nest level of this transaction, popped below (or by the abort of an ERROR),
+    // as a function's SET clause does.
+    let nest = unsafe {
+        let nest = pg_sys::NewGUCNestLevel();
+        pg_sys::set_config_option(
+            c"synchronize_seqscans".as_ptr(),
+            c"off".as_ptr(),
+            pg_sys::GucContext::PGC_USERSET,
+            pg_sys::GucSource::PGC_S_SESSION,
+            pg_sys::GucAction::GUC_ACTION_SAVE,
+            true,
+            0,
+            false,
+        );
+        nest
+    };
+    Spi::connect(|c| {
+        let mut cursor = c.open_cursor(&format!("SELECT {column} FROM {table}"), &[]);
+        let mut at: i64 = 0;
+        while filled < k {
+            let batch = cursor.fetch(10_000)?;
+            if batch.is_empty() {
+                break;
+            }
+            for row in batch {
+                while filled < k && positions[filled] == at {
+                    let e = &mut pool[filled * slot..(filled + 1) * slot];
+                    if windows {
+                        let t = row
+                            .get::<pgrx::datum::TimestampWithTimeZone>(1)?
+                            .map(|t| t.into_inner())
+                            .unwrap_or(0);
+                        e.copy_from_slice(&t.to_le_bytes());
+                    } else {
+                        match key_type {
+                            KeyType::Int8 => e.copy_from_slice(
+                                &row.get::<i64>(1)?.unwrap_or_default().to_le_bytes(),
+                            ),
+                            KeyType::Uuid => e.copy_from_slice(
+                                row.get::<pgrx::Uuid>(1)?
+                                    .unwrap_or_else(|| pgrx::Uuid::from_bytes([0; 16]))
+                                    .as_bytes(),
+                            ),
+                            KeyType::Text => {
+                                let s = row.get::<String>(1)?.unwrap_or_default();
+                                if s.len() >= TEXT_SLOT {
+                                    raise(RunError::Read(ReadError::LongKey(r.run_id, s.len())));
+                                }
+                                e[0] = s.len() as u8;
+                                e[1..1 + s.len()].copy_from_slice(s.as_bytes());
+                            }
+                        }
+                    }
+                    filled += 1;
+                }
+                at += 1;
+            }
+            // SAFETY: the tuple table of the fetch just read, no longer used; without this the
+            // scan's tuples would stay allocated until the end of the connection.
+            unsafe { pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable) };
+        }
+        Ok::<_, pgrx::spi::Error>(())
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"));
+    // SAFETY: the nest level pushed above.
+    unsafe { pg_sys::AtEOXact_GUC(true, nest) };
+    // Rows deleted between the count and the scan leave positions past the end: drop them.
+    if filled == 0 {
+        raise(RunError::Read(ReadError::Empty(r.run_id, table.into())));
+    }
+    crate::generators::rng::with_rng(|g| {
+        for i in (1..filled).rev() {
+            let j = g.random_range(0..=i);
+            if i != j {
+                let (a, b) = pool.split_at_mut(i * slot);
+                a[j * slot..(j + 1) * slot].swap_with_slice(&mut b[..slot]);
+            }
+        }
+    });
+    filled
+}
