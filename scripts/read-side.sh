@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The read side of the key choice: for bigint, uuidv7, uuidv4, ulid and snowflake, a kept run of
+# ROWS rows, then keybench_read's five workloads on it, once on a server whose shared_buffers hold
+# the table and its indexes (1 GB, prewarmed with pg_prewarm) and once on one whose do not (16 MB;
+# what misses shared buffers comes from the OS page cache or the disk). Writes docs/READS.md
+# (override with OUT=...).
+# Usage: scripts/read-side.sh [ROWS] [MAJOR]   (defaults: 1000000 18)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${1:-1000000} v=${2:-18}
+out=${OUT:-docs/READS.md}
+kinds=(bigint uuidv7 uuidv4 ulid snowflake)
+bash scripts/setup.sh >/dev/null
+. scripts/common.sh
+install_release "$v"
+trap 'cluster_stop read-side "$v"' EXIT
+q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+results="$KB_ROOT/target/read-side.csv"
+: > "$results"
+started=$(date +%s)
+for cache in fits "does not fit"; do
+  if [ "$cache" = fits ]; then sb=1GB; else sb=16MB; fi
+  cluster_start read-side "$v" $((54700 + v)) "shared_preload_libraries=keybench" "shared_buffers=$sb" \
+    "keybench.progress_interval=0" "max_wal_size=4GB"
+  q "CREATE EXTENSION keybench; CREATE EXTENSION pg_prewarm" >/dev/null
+  for kind in "${kinds[@]}"; do
+    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, keep => true)")
+    table="keybench.run_${run}_$kind"
+    q "VACUUM ANALYZE $table" >/dev/null
+    if [ "$cache" = fits ]; then
+      q "SELECT pg_prewarm('$table'), pg_prewarm('keybench.run_${run}_${kind}_pkey')" >/dev/null
+    fi
+    for w in "point 100000" "recent 100000" "range 2000" "join 20000" "group 500"; do
+      set -- $w
+      q "SELECT * FROM keybench_read($run, '$1', $2, children => 2)" >/dev/null
+      q "COPY (SELECT '$cache', '$sb', kind, workload, ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
+                      round(p95_us::numeric, 1), round(p99_us::numeric, 1), round(rows_per_op::numeric, 1),
+                      round(hit_per_op::numeric, 2), round(read_per_op::numeric, 2), round(pk_read_per_op::numeric, 2),
+                      coalesce(pg_size_pretty(fk_index_bytes), ''), plan
+                FROM keybench.read_figures ORDER BY read_id DESC LIMIT 1) TO STDOUT WITH (FORMAT csv)" >> "$results"
+      echo "$cache $kind $1 done"
+    done
+    q "DROP TABLE $table; UPDATE keybench.runs SET table_name = NULL WHERE run_id = $run" >/dev/null
+  done
+  server_version=$(q "SHOW server_version")
+  cluster_stop read-side "$v"
+done
+elapsed=$(( $(date +%s) - started ))
+python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" <<'PY'
+import csv, sys
+path, out, rows, version, elapsed = sys.argv[1:]
+data = list(csv.reader(open(path)))
+rows = int(rows)
+with open(out, "w") as f:
+    f.write(f"""# The read side: lookups, recent rows, ranges, joins and GROUP BY per key kind
+
+Written by `scripts/read-side.sh {rows}` ({int(elapsed) // 60} min {int(elapsed) % 60} s) on PostgreSQL {version}, a
+2-core machine. Each kind: a kept `keybench_run` of {rows:,} rows (shape a: customer_id, created_at,
+a 60-byte payload), then `keybench_read` with each workload, one client:
+
+- **point**: 100,000 primary-key lookups of keys drawn uniformly from the table;
+- **recent**: 100,000 lookups of keys drawn from the newest 1% of the rows;
+- **range**: 2,000 reads of the rows of a 10 ms window starting at a uniformly drawn row's time:
+  a primary-key range (`id >= uuidv7_floor(t) AND id < uuidv7_floor(t + 10 ms)`, and likewise for
+  ulid and snowflake) for the time-ordered kinds; through an index on created_at (made for the read,
+  dropped after) for bigint and uuidv4. created_at is the load transaction's `now()`, so a window
+  holds whole 1,000-row batches; the key's own time is finer. Compare rows per op;
+- **join**: 20,000 lookups of a parent with its 2 children through the child table's foreign-key
+  index (2 children per parent, inserted in the parents' order; the index existed while they
+  arrived); the foreign-key index's size is the last figure;
+- **group**: 500 `date_trunc('minute', created_at), count(*)` over a 10 ms window, the window found
+  as in range.
+
+Latencies are per operation in microseconds, inside the server (no client round trip): p50, p95,
+p99 from keybench_read's histogram (within 1.6%). hit, read: shared buffers found and not found in
+shared buffers per operation (a read may still come from the OS page cache); pk read: blocks of
+the primary-key index not found in shared buffers per operation. The plan is EXPLAIN's for the
+first operation. Every figure is in keybench.reads (keybench.read_figures).
+
+""")
+    for cache, title in [("fits", "shared_buffers 1 GB: the table and its indexes fit (prewarmed)"),
+                         ("does not fit", "shared_buffers 16 MB: they do not fit")]:
+        f.write(f"## {title}\n\n")
+        f.write("| kind | workload | ops/s | p50 µs | p95 µs | p99 µs | rows/op | hit/op | read/op | pk read/op | FK index |\n")
+        f.write("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+        for r in data:
+            if r[0] != cache:
+                continue
+            f.write("| " + " | ".join([r[2], r[3], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]]) + " |\n")
+        f.write("\n")
+    f.write("## Plans\n\n")
+    import re
+    plans = {}
+    for r in data:
+        plans.setdefault((r[2], r[3]), {})[r[0]] = re.sub(r"[0-9]+", "N", r[15])
+    for (kind, workload), p in plans.items():
+        same = len(set(p.values())) == 1
+        text = p.get("fits", "") if same else "; ".join(f"{c}: {v}" for c, v in p.items())
+        f.write(f"- {kind} {workload}: {text}\n")
+PY
+echo "wrote $out"
