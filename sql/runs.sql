@@ -208,9 +208,11 @@ BEGIN
            WHERE k.status = 'running' ORDER BY k.read_id LOOP
     CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, 0));
     BEGIN
-      IF NOT r.keep THEN
-        EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('read_%s_children', r.read_id));
-        EXECUTE format('DROP INDEX IF EXISTS keybench.%I', format('read_%s_created_at', r.read_id));
+      IF NOT r.keep AND to_regclass(format('keybench.%I', format('read_%s_children', r.read_id))) IS NOT NULL THEN
+        EXECUTE format('DROP TABLE keybench.%I', format('read_%s_children', r.read_id));
+      END IF;
+      IF NOT r.keep AND to_regclass(format('keybench.%I', format('read_%s_created_at', r.read_id))) IS NOT NULL THEN
+        EXECUTE format('DROP INDEX keybench.%I', format('read_%s_created_at', r.read_id));
       END IF;
       UPDATE keybench.reads k SET status = 'failed', finished_at = clock_timestamp(),
           error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '

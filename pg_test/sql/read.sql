@@ -148,6 +148,40 @@ SELECT format('DROP TABLE keybench.%I', 'run_' || :r_own || '_uuidv7') AS drop_o
 REVOKE ALL ON SCHEMA regress, keybench FROM keybench_reader;
 DROP OWNED BY keybench_reader;
 DROP ROLE keybench_reader;
+-- Reads travel with their run through keybench_export and keybench_import: every column, the
+-- same values (but the ids, and the names of objects that do not exist at the destination).
+CREATE TEMP TABLE rexp AS SELECT keybench_export(ARRAY[:r_v7]::bigint[]) AS doc;
+SELECT jsonb_array_length(doc->'reads') = (SELECT count(*) FROM keybench.reads WHERE run_id = :r_v7 AND status <> 'running')
+         AS every_read,
+       (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(doc->'reads'->0) k)
+         = (SELECT array_agg(attname::text ORDER BY attname) FROM pg_attribute
+            WHERE attrelid = 'keybench.reads'::regclass AND attnum > 0 AND NOT attisdropped) AS every_column
+FROM rexp;
+SELECT run_id AS r_imp FROM keybench_import((SELECT doc FROM rexp)) \gset
+SELECT (SELECT count(*) FROM keybench.reads WHERE run_id = :r_imp)
+         = (SELECT count(*) FROM keybench.reads WHERE run_id = :r_v7) AS same_count,
+       (SELECT count(*) FROM keybench.reads a JOIN keybench.reads b
+          ON b.run_id = :r_imp AND a.started_at = b.started_at AND a.workload = b.workload
+        WHERE a.run_id = :r_v7
+          AND to_jsonb(a) - '{read_id,run_id,child_table,created_index}'::text[]
+              = to_jsonb(b) - '{read_id,run_id,child_table,created_index}'::text[]) AS equal_reads,
+       (SELECT count(*) FROM keybench.reads WHERE run_id = :r_v7) AS reads_of_the_run;
+SELECT state, message FROM regress.err(format('SELECT * FROM keybench_import(%L)',
+    (SELECT jsonb_set(doc, '{reads,0,workload}', '"scan"') FROM rexp)));
+SELECT state, message FROM regress.err(format('SELECT * FROM keybench_import(%L)',
+    (SELECT jsonb_set(doc, '{reads,0,run_id}', '0') FROM rexp)));
+SELECT state, message FROM regress.err(format('SELECT * FROM keybench_import(%L)',
+    (SELECT jsonb_set(doc, '{reads,0,p50_us}', '"fast"') FROM rexp)));
+-- keybench_cleanup closes a read that no keybench process works on (what a crash leaves): marked
+-- failed with the reason, its child table dropped.
+INSERT INTO keybench.reads (run_id, kind, workload, ops, clients, keep, lock_key)
+VALUES (:r_v7, 'uuidv7', 'join', 1, 1, false, 12345) RETURNING read_id AS r_abandoned \gset
+SELECT format('CREATE TABLE keybench.%I (x int)', 'read_' || :r_abandoned || '_children') AS make_child \gset
+:make_child;
+SELECT action ~ '^read \d+ marked failed, its objects dropped$' AS closed FROM keybench_cleanup() WHERE action LIKE 'read%';
+SELECT status, error ~ '^abandoned: no keybench process was working on it' AS reason,
+       to_regclass(format('keybench.%I', 'read_' || :r_abandoned || '_children')) IS NULL AS child_dropped
+FROM keybench.reads WHERE read_id = :r_abandoned;
 -- Nothing left running; the kept tables of this file dropped.
 SELECT count(*) AS running FROM keybench.reads WHERE status = 'running';
 DO $$

@@ -259,6 +259,79 @@ pub struct Batch {
     pub index_bytes: i64,
 }
 
+/// One row of keybench.reads: every column, in the table's order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Read {
+    pub read_id: i64,
+    pub run_id: i64,
+    pub status: String,
+    pub started_at: Ts,
+    #[serde(deserialize_with = "nullable")]
+    pub finished_at: Option<Ts>,
+    pub kind: String,
+    pub workload: String,
+    pub ops: i64,
+    pub clients: i32,
+    #[serde(deserialize_with = "nullable")]
+    pub hot_fraction: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub window_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub children: Option<i32>,
+    pub keep: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub table_rows: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub sampled_keys: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub server_version: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub shared_buffers: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub child_table: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub child_rows: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub created_index: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub plan: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub elapsed_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub ops_per_sec: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub p50_us: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub p95_us: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub p99_us: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub max_us: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub mean_us: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub rows_read: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub shared_hit: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub shared_read: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub shared_dirtied: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub pk_blks_read: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub pk_blks_hit: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub fk_index_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub latency_histogram: Option<Value>,
+    #[serde(deserialize_with = "nullable")]
+    pub error: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub lock_key: Option<i32>,
+}
+
 /// What keybench_export returns and keybench_import reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -271,6 +344,10 @@ pub struct Export {
     pub runs: Vec<Run>,
     /// The runs' batches, each naming its run by the run's `run_id` in `runs`.
     pub batches: Vec<Batch>,
+    /// The finished keybench_reads of the runs (0.4.0; absent from older exports, and left out
+    /// when there are none, so that older keybench can read the export).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<Read>,
 }
 
 /// Where an imported run came from: keybench.runs.imported_from.
@@ -602,6 +679,7 @@ pub fn keybench_export(
     let export = with_exact_floats(|| {
         let mut runs = Vec::with_capacity(ids.len());
         let mut batches = Vec::new();
+        let mut reads = Vec::new();
         for &id in &ids {
             // The run's row as JSON, or none: a SELECT that always returns one row.
             let Some(text) = spi_one::<String>(
@@ -622,6 +700,13 @@ pub fn keybench_export(
             )
             .expect("coalesce is not null");
             batches.extend(parse_row::<Vec<Batch>>("keybench.batches", &text));
+            let text = spi_one::<String>(
+                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r) ORDER BY r.read_id), '[]')::text
+                 FROM keybench.reads r WHERE r.run_id = $1 AND r.status <> 'running'",
+                &[id.into()],
+            )
+            .expect("coalesce is not null");
+            reads.extend(parse_row::<Vec<Read>>("keybench.reads", &text));
         }
         Export {
             format: FORMAT.into(),
@@ -629,6 +714,7 @@ pub fn keybench_export(
             source: source(label),
             runs,
             batches,
+            reads,
         }
     });
     JsonbText(serde_json::to_string(&export).expect("an export serializes"))
@@ -741,6 +827,33 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
+    let mut reads = std::collections::HashSet::new();
+    for (i, r) in export.reads.iter().enumerate() {
+        if !runs.contains_key(&r.run_id) {
+            return Err(input(
+                format!("reads[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", r.run_id),
+            ));
+        }
+        if !matches!(r.status.as_str(), "done" | "failed" | "cancelled") {
+            return Err(input(
+                format!("reads[{i}].status"),
+                format!("{} is not the status of a finished read (done, failed, cancelled)", quoted(&r.status)),
+            ));
+        }
+        if super::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str()) {
+            return Err(input(
+                format!("reads[{i}].workload"),
+                format!("{} is not a workload ({})", quoted(&r.workload), super::read::workload_names()),
+            ));
+        }
+        if !reads.insert(r.read_id) {
+            return Err(input(
+                format!("reads[{i}].read_id"),
+                format!("read {} appears twice", r.read_id),
+            ));
+        }
+    }
     let mut batches = HashMap::new();
     for (i, b) in export.batches.iter().enumerate() {
         if !runs.contains_key(&b.run_id) {
@@ -850,6 +963,27 @@ pub fn keybench_import(
             &[serde_json::to_string(&batches)
                 .expect("batches serialize")
                 .into()],
+        );
+    }
+    if !export.reads.is_empty() {
+        let reads: Vec<Read> = export
+            .reads
+            .into_iter()
+            .map(|r| Read {
+                run_id: new_ids[&r.run_id],
+                // Nothing of the source's objects exists here.
+                child_table: None,
+                created_index: None,
+                ..r
+            })
+            .collect();
+        let read_columns = columns("keybench.reads", "read_id");
+        spi_run(
+            &format!(
+                "INSERT INTO keybench.reads ({read_columns}) SELECT {read_columns}
+                 FROM pg_catalog.jsonb_populate_recordset(NULL::keybench.reads, $1::jsonb) ORDER BY started_at"
+            ),
+            &[serde_json::to_string(&reads).expect("reads serialize").into()],
         );
     }
     TableIterator::new(out)
