@@ -373,6 +373,29 @@ pub fn keybench_compare(
     TableIterator::new(out)
 }
 
+/// The kind, shape and payload width of run `run_id`, if it has finished and kept its table (as
+/// keybench.runs says; the table itself is named by construction from the id and the kind).
+fn kept_run(run_id: i64) -> Option<(String, String, i32)> {
+    Spi::connect(|client| {
+        let rows = client.select(
+            "SELECT kind, shape, payload_width FROM keybench.runs
+             WHERE run_id = $1 AND table_name IS NOT NULL AND status <> 'running'",
+            Some(1),
+            &[run_id.into()],
+        )?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let row = rows.first();
+        Ok::<_, pgrx::spi::Error>(Some((
+            row.get::<String>(1)?.unwrap_or_default(),
+            row.get::<String>(2)?.unwrap_or_default(),
+            row.get::<i32>(3)?.unwrap_or(60),
+        )))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"))
+}
+
 /// Insert one more batch of `rows` rows into the table of a kept run, in this session and
 /// transaction, and report that batch alone: time, WAL bytes, records and full-page images,
 /// shared buffers dirtied, read and hit, index blocks read (experiment A's single 10,000-row batch).
@@ -401,23 +424,7 @@ pub fn keybench_probe(
     }
     // The table is named from the run's id and kind, quoted by construction, never taken from
     // keybench.runs' text.
-    let found = Spi::connect(|client| {
-        let rows = client.select(
-            "SELECT kind, shape, payload_width FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL",
-            Some(1),
-            &[run_id.into()],
-        )?;
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        let row = rows.first();
-        Ok::<_, pgrx::spi::Error>(Some((
-            row.get::<String>(1)?.unwrap_or_default(),
-            row.get::<String>(2)?.unwrap_or_default(),
-            row.get::<i32>(3)?.unwrap_or(60),
-        )))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let found = kept_run(run_id);
     let no_table = || -> ! {
         pgrx::ereport!(
             ERROR,
@@ -545,23 +552,7 @@ pub fn keybench_read(
     let clients = clients.unwrap_or(1);
     let keep = required(f, "keep", keep);
     super::leader::hold_extension();
-    let found = Spi::connect(|client| {
-        let rows = client.select(
-            "SELECT kind, shape FROM keybench.runs WHERE run_id = $1 AND table_name IS NOT NULL AND status <> 'running'",
-            Some(1),
-            &[run_id.into()],
-        )?;
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        let row = rows.first();
-        Ok::<_, pgrx::spi::Error>(Some((
-            row.get::<String>(1)?.unwrap_or_default(),
-            row.get::<String>(2)?.unwrap_or_default(),
-        )))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
-    let Some((kind_name, shape)) = found else {
+    let Some((kind_name, shape, _)) = kept_run(run_id) else {
         raise(RunError::Read(ReadError::NoTable(run_id)))
     };
     let kind = Kind::parse(&kind_name).unwrap_or_else(|| raise(RunError::UnknownKind(kind_name)));

@@ -576,26 +576,34 @@ impl IntoDatum for JsonbText {
     }
 }
 
+// SAFETY: the argument is a jsonb datum (the SQL signature says so), unboxed through
+// JsonbText's FromDatum, as pgrx's own ArgAbi implementations do.
 unsafe impl<'fcx> pgrx::callconv::ArgAbi<'fcx> for JsonbText {
     unsafe fn unbox_arg_unchecked(arg: pgrx::callconv::Arg<'_, 'fcx>) -> Self {
         let index = arg.index();
+        // SAFETY: the caller guarantees `arg` is this function's argument of this type.
         unsafe { arg.unbox_arg_using_from_datum() }
             .unwrap_or_else(|| panic!("argument {index} must not be null"))
     }
 }
 
+// SAFETY: the result is returned as the jsonb datum into_datum builds (or NULL), matching the
+// function's declared return type.
 unsafe impl pgrx::callconv::BoxRet for JsonbText {
     unsafe fn box_into<'fcx>(
         self,
         fcinfo: &mut pgrx::callconv::FcInfo<'fcx>,
     ) -> pgrx::datum::Datum<'fcx> {
         match self.into_datum() {
+            // SAFETY: `d` is a valid jsonb datum allocated in the function's memory context.
             Some(d) => unsafe { fcinfo.return_raw_datum(d) },
             None => fcinfo.return_null(),
         }
     }
 }
 
+// SAFETY: the SQL type named here, jsonb, is the type of the datums the ArgAbi and BoxRet
+// implementations above read and return.
 unsafe impl SqlTranslatable for JsonbText {
     const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(JsonbText);
     const TYPE_ORIGIN: TypeOrigin = TypeOrigin::External;
@@ -838,13 +846,21 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
         if !matches!(r.status.as_str(), "done" | "failed" | "cancelled") {
             return Err(input(
                 format!("reads[{i}].status"),
-                format!("{} is not the status of a finished read (done, failed, cancelled)", quoted(&r.status)),
+                format!(
+                    "{} is not the status of a finished read (done, failed, cancelled)",
+                    quoted(&r.status)
+                ),
             ));
         }
-        if super::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str()) {
+        if super::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str())
+        {
             return Err(input(
                 format!("reads[{i}].workload"),
-                format!("{} is not a workload ({})", quoted(&r.workload), super::read::workload_names()),
+                format!(
+                    "{} is not a workload ({})",
+                    quoted(&r.workload),
+                    super::read::workload_names()
+                ),
             ));
         }
         if !reads.insert(r.read_id) {

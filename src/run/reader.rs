@@ -336,38 +336,16 @@ pub(super) fn finish(shared: &mut Shared) {
         return;
     }
     if failed || cancelled {
-        let status = if failed { "failed" } else { "cancelled" };
-        let error = if failed {
-            shared.error()
-        } else {
-            format!(
-                "cancelled: the session that called keybench_read (pid {}) was cancelled, timed out or ended",
-                shared.leader_pid
-            )
-        };
-        for _ in 0..3 {
-            let done = in_transaction(|| {
-                drop_objects(&r, read_id);
-                spi_run(
-                    "UPDATE keybench.reads SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
-                        child_table = CASE WHEN keep THEN child_table END,
-                        created_index = CASE WHEN keep THEN created_index END
-                     WHERE read_id = $1",
-                    &[read_id.into(), status.into(), error.clone().into()],
-                );
-            });
-            if done.is_ok() {
-                break;
-            }
-        }
-        shared.finished.store(
-            if failed {
-                FINISHED_FAILED
-            } else {
-                FINISHED_CANCELLED
-            },
-            Ordering::Release,
-        );
+        super::worker::close_stopped(shared, "keybench_read", |status, error| {
+            drop_objects(&r, read_id);
+            spi_run(
+                "UPDATE keybench.reads SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                    child_table = CASE WHEN keep THEN child_table END,
+                    created_index = CASE WHEN keep THEN created_index END
+                 WHERE read_id = $1",
+                &[read_id.into(), status.into(), error.into()],
+            );
+        });
         return;
     }
     let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
@@ -478,7 +456,7 @@ fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
 /// or for a window workload the row's time (pg microseconds), in `r.slot()` bytes.
 fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8]) -> usize {
     use rand::RngExt;
-    let k = (r.ops as usize).min(MAX_POOL).max(1);
+    let k = (r.ops as usize).clamp(1, MAX_POOL);
     let lo = r.first_position(rows);
     let mut positions: Vec<i64> =
         crate::generators::rng::with_rng(|g| (0..k).map(|_| g.random_range(lo..rows)).collect());

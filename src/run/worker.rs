@@ -222,6 +222,35 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Close a run or read that was stopped (an error, or the caller of `function` gone): `close`
+/// gets the status (failed or cancelled) and the reason, inside a transaction, retried when it
+/// fails (a cancel signal may still land in the clean-up); then the segment says how it ended.
+pub(super) fn close_stopped(shared: &Shared, function: &str, close: impl Fn(&str, String)) {
+    let failed = shared.error_set.load(Ordering::Acquire) != 0;
+    let status = if failed { "failed" } else { "cancelled" };
+    let error = if failed {
+        shared.error()
+    } else {
+        format!(
+            "cancelled: the session that called {function} (pid {}) was cancelled, timed out or ended",
+            shared.leader_pid
+        )
+    };
+    for _ in 0..3 {
+        if in_transaction(|| close(status, error.clone())).is_ok() {
+            break;
+        }
+    }
+    shared.finished.store(
+        if failed {
+            FINISHED_FAILED
+        } else {
+            FINISHED_CANCELLED
+        },
+        Ordering::Release,
+    );
+}
+
 /// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
 /// marked failed/cancelled; the table dropped unless kept.
 fn finish(shared: &mut Shared) {
@@ -235,40 +264,17 @@ fn finish(shared: &mut Shared) {
         return;
     }
     if failed || cancelled {
-        let status = if failed { "failed" } else { "cancelled" };
-        let error = if failed {
-            shared.error()
-        } else {
-            format!(
-                "cancelled: the session that called keybench_run (pid {}) was cancelled, timed out or ended",
-                shared.leader_pid
-            )
-        };
-        // A cancel signal may still be on its way: try again if it lands in the clean-up.
-        for _ in 0..3 {
-            let done = in_transaction(|| {
-                if !p.keep {
-                    spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[]);
-                }
-                spi_run(
-                    "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
-                        table_name = CASE WHEN keep THEN table_name END
-                     WHERE run_id = $1",
-                    &[run_id.into(), status.into(), error.clone().into()],
-                );
-            });
-            if done.is_ok() {
-                break;
+        close_stopped(shared, "keybench_run", |status, error| {
+            if !p.keep {
+                spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[]);
             }
-        }
-        shared.finished.store(
-            if failed {
-                FINISHED_FAILED
-            } else {
-                FINISHED_CANCELLED
-            },
-            Ordering::Release,
-        );
+            spi_run(
+                "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                    table_name = CASE WHEN keep THEN table_name END
+                 WHERE run_id = $1",
+                &[run_id.into(), status.into(), error.into()],
+            );
+        });
         return;
     }
     let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
