@@ -569,7 +569,11 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
             match set_up {
                 Ok(()) => true,
                 Err(e) => {
-                    shared.record_error(&e.message, e.sqlstate);
+                    // A set-up cut short because the caller went away (its cancel reached this
+                    // worker) is a cancelled run, not a failed one.
+                    if shared.leader_gone.load(Ordering::Acquire) == 0 {
+                        shared.record_error(&e.message, e.sqlstate);
+                    }
                     false
                 }
             }
