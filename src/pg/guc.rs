@@ -144,3 +144,29 @@ pub fn max_workers() -> i32 {
 pub fn check_worker_slots() -> bool {
     CHECK_WORKER_SLOTS.get()
 }
+
+/// Run `f` with the server setting `name` set to `value`, restored afterwards: a GUC nest level
+/// around `f`, as fmgr does for a function's SET clause (an ERROR inside unwinds, and the
+/// (sub)transaction's abort restores the setting).
+pub fn with_setting<R>(name: &std::ffi::CStr, value: &std::ffi::CStr, f: impl FnOnce() -> R) -> R {
+    // SAFETY: the nest level pushed here is popped below, or by the abort of an ERROR in `f`;
+    // both strings outlive the call, which copies them.
+    let level = unsafe {
+        let level = pgrx::pg_sys::NewGUCNestLevel();
+        pgrx::pg_sys::set_config_option(
+            name.as_ptr(),
+            value.as_ptr(),
+            pgrx::pg_sys::GucContext::PGC_USERSET,
+            pgrx::pg_sys::GucSource::PGC_S_SESSION,
+            pgrx::pg_sys::GucAction::GUC_ACTION_SAVE,
+            true,
+            0,
+            false,
+        );
+        level
+    };
+    let r = f();
+    // SAFETY: the nest level pushed above.
+    unsafe { pgrx::pg_sys::AtEOXact_GUC(true, level) };
+    r
+}

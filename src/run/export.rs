@@ -617,24 +617,7 @@ unsafe impl SqlTranslatable for JsonbText {
 /// Run `f` with extra_float_digits at 3, restored after, as a function's SET clause would:
 /// to_jsonb writes every float8 with the digits that read back to the same value.
 fn with_exact_floats<R>(f: impl FnOnce() -> R) -> R {
-    // SAFETY: a GUC nest level around `f`, as fmgr does for SET clauses; an ERROR inside unwinds
-    // and the (sub)transaction's abort restores the setting.
-    unsafe {
-        let level = pg_sys::NewGUCNestLevel();
-        pg_sys::set_config_option(
-            c"extra_float_digits".as_ptr(),
-            c"3".as_ptr(),
-            pg_sys::GucContext::PGC_USERSET,
-            pg_sys::GucSource::PGC_S_SESSION,
-            pg_sys::GucAction::GUC_ACTION_SAVE,
-            true,
-            0,
-            false,
-        );
-        let r = f();
-        pg_sys::AtEOXact_GUC(true, level);
-        r
-    }
+    crate::pg::guc::with_setting(c"extra_float_digits", c"3", f)
 }
 
 fn parse_row<T: for<'de> Deserialize<'de>>(table: &'static str, text: &str) -> T {

@@ -471,72 +471,59 @@ fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8
     let mut filled = 0usize;
     // The scan must see the table in physical order from its first block: no synchronized scan
     // starting where another session's scan of the table is (for this statement only).
-    // SAFETY: a GUC nest level of this transaction, popped below (or by the abort of an ERROR),
-    // as a function's SET clause does.
-    let nest = unsafe {
-        let nest = pg_sys::NewGUCNestLevel();
-        pg_sys::set_config_option(
-            c"synchronize_seqscans".as_ptr(),
-            c"off".as_ptr(),
-            pg_sys::GucContext::PGC_USERSET,
-            pg_sys::GucSource::PGC_S_SESSION,
-            pg_sys::GucAction::GUC_ACTION_SAVE,
-            true,
-            0,
-            false,
-        );
-        nest
-    };
-    Spi::connect(|c| {
-        let mut cursor = c.open_cursor(&format!("SELECT {column} FROM {table}"), &[]);
-        let mut at: i64 = 0;
-        while filled < k {
-            let batch = cursor.fetch(10_000)?;
-            if batch.is_empty() {
-                break;
-            }
-            for row in batch {
-                while filled < k && positions[filled] == at {
-                    let e = &mut pool[filled * slot..(filled + 1) * slot];
-                    if windows {
-                        let t = row
-                            .get::<pgrx::datum::TimestampWithTimeZone>(1)?
-                            .map(|t| t.into_inner())
-                            .unwrap_or(0);
-                        e.copy_from_slice(&t.to_le_bytes());
-                    } else {
-                        match key_type {
-                            KeyType::Int8 => e.copy_from_slice(
-                                &row.get::<i64>(1)?.unwrap_or_default().to_le_bytes(),
-                            ),
-                            KeyType::Uuid => e.copy_from_slice(
-                                row.get::<pgrx::Uuid>(1)?
-                                    .unwrap_or_else(|| pgrx::Uuid::from_bytes([0; 16]))
-                                    .as_bytes(),
-                            ),
-                            KeyType::Text => {
-                                let s = row.get::<String>(1)?.unwrap_or_default();
-                                if s.len() >= TEXT_SLOT {
-                                    raise(RunError::Read(ReadError::LongKey(r.run_id, s.len())));
+    crate::pg::guc::with_setting(c"synchronize_seqscans", c"off", || {
+        Spi::connect(|c| {
+            let mut cursor = c.open_cursor(&format!("SELECT {column} FROM {table}"), &[]);
+            let mut at: i64 = 0;
+            while filled < k {
+                let batch = cursor.fetch(10_000)?;
+                if batch.is_empty() {
+                    break;
+                }
+                for row in batch {
+                    while filled < k && positions[filled] == at {
+                        let e = &mut pool[filled * slot..(filled + 1) * slot];
+                        if windows {
+                            let t = row
+                                .get::<pgrx::datum::TimestampWithTimeZone>(1)?
+                                .map(|t| t.into_inner())
+                                .unwrap_or(0);
+                            e.copy_from_slice(&t.to_le_bytes());
+                        } else {
+                            match key_type {
+                                KeyType::Int8 => e.copy_from_slice(
+                                    &row.get::<i64>(1)?.unwrap_or_default().to_le_bytes(),
+                                ),
+                                KeyType::Uuid => e.copy_from_slice(
+                                    row.get::<pgrx::Uuid>(1)?
+                                        .unwrap_or_else(|| pgrx::Uuid::from_bytes([0; 16]))
+                                        .as_bytes(),
+                                ),
+                                KeyType::Text => {
+                                    let s = row.get::<String>(1)?.unwrap_or_default();
+                                    if s.len() >= TEXT_SLOT {
+                                        raise(RunError::Read(ReadError::LongKey(
+                                            r.run_id,
+                                            s.len(),
+                                        )));
+                                    }
+                                    e[0] = s.len() as u8;
+                                    e[1..1 + s.len()].copy_from_slice(s.as_bytes());
                                 }
-                                e[0] = s.len() as u8;
-                                e[1..1 + s.len()].copy_from_slice(s.as_bytes());
                             }
                         }
+                        filled += 1;
                     }
-                    filled += 1;
+                    at += 1;
                 }
-                at += 1;
+                // SAFETY: the tuple table of the fetch just read, no longer used; without this the
+                // scan's tuples would stay allocated until the end of the connection.
+                unsafe { pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable) };
             }
-            // SAFETY: the tuple table of the fetch just read, no longer used; without this the
-            // scan's tuples would stay allocated until the end of the connection.
-            unsafe { pg_sys::SPI_freetuptable(pg_sys::SPI_tuptable) };
-        }
-        Ok::<_, pgrx::spi::Error>(())
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"));
-    // SAFETY: the nest level pushed above.
-    unsafe { pg_sys::AtEOXact_GUC(true, nest) };
+            Ok::<_, pgrx::spi::Error>(())
+        })
+        .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"))
+    });
     // Rows deleted between the count and the scan leave positions past the end: drop them.
     if filled == 0 {
         raise(RunError::Read(ReadError::Empty(r.run_id, table.into())));
