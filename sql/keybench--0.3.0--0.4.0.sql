@@ -96,6 +96,94 @@ AS 'MODULE_PATHNAME', 'keybench_read_wrapper';
 -- keybench_read starts background workers and creates tables: not executable by PUBLIC.
 REVOKE EXECUTE ON FUNCTION keybench_read(bigint, text, bigint, integer, double precision, interval, integer, boolean) FROM PUBLIC;
 
+-- keybench_run's readers (readers, read_workload): their table and the per-batch view.
+-- keybench_run's readers: per batch of the load and per reader, the lookups made while that batch
+-- was the newest one started, with their latency percentiles (src/run/reader.rs, during_load).
+CREATE TABLE keybench.run_reads (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    batch bigint NOT NULL,
+    reader int NOT NULL,
+    workload text NOT NULL,
+    ops bigint NOT NULL,
+    p50_us float8 NOT NULL,
+    p95_us float8 NOT NULL,
+    p99_us float8 NOT NULL,
+    max_us float8 NOT NULL,
+    shared_hit bigint NOT NULL,
+    shared_read bigint NOT NULL,
+    latency_histogram jsonb NOT NULL,
+    PRIMARY KEY (run_id, batch, reader)
+);
+COMMENT ON TABLE keybench.run_reads IS 'keybench_run''s readers: lookups per batch of the load and reader, with latency percentiles';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_reads', '');
+-- Each batch of a load with its readers' figures beside the writers' (one row per batch and
+-- reader; the writers' columns alone for batches no reader saw).
+CREATE VIEW keybench.batch_reads AS
+SELECT b.run_id, b.batch, b.rows_before + b.rows AS rows_loaded, b.elapsed_ms,
+       round(b.rows / nullif(b.elapsed_ms / 1000.0, 0)) AS rows_per_sec,
+       b.index_blks_read, r.reader, r.workload, r.ops AS read_ops, r.p50_us AS read_p50_us,
+       r.p95_us AS read_p95_us, r.p99_us AS read_p99_us,
+       r.shared_read::float8 / nullif(r.ops, 0) AS read_blocks_per_op
+FROM keybench.batches b LEFT JOIN keybench.run_reads r USING (run_id, batch);
+COMMENT ON VIEW keybench.batch_reads IS 'each batch of a load with the figures of the lookups its readers made meanwhile';
+GRANT SELECT ON keybench.run_reads, keybench.batch_reads TO PUBLIC;
+
+-- keybench_run takes two more arguments, so it is dropped and created again; the EXECUTE grants
+-- roles hold on it are given back.
+DO $$
+BEGIN
+  PERFORM set_config('keybench_upgrade.grants', coalesce((
+    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text) TO %I%s', r.rolname,
+                             CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
+    FROM pg_proc p, aclexplode(p.proacl) a, pg_roles r
+    WHERE p.oid = 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer)'::regprocedure
+      AND r.oid = a.grantee AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner), ''), true);
+END $$;
+DROP FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer);
+CREATE FUNCTION "keybench_run"(
+	"kind" TEXT, /* Option < & str > */
+	"rows" bigint, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 1, /* Option < i32 > */
+	"payload_width" INT DEFAULT 60, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"fillfactor" INT DEFAULT 90, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT false, /* Option < bool > */
+	"keep" bool DEFAULT false, /* Option < bool > */
+	"ids_per_ms" INT DEFAULT 0, /* Option < i32 > */
+	"uuidv7_subms" TEXT DEFAULT 'counter', /* Option < & str > */
+	"clock_skew_ms" INT DEFAULT 0, /* Option < i32 > */
+	"readers" INT DEFAULT 0, /* Option < i32 > */
+	"read_workload" TEXT DEFAULT 'point' /* Option < & str > */
+) RETURNS TABLE (
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"clients" INT,  /* i32 */
+	"seconds" double precision,  /* f64 */
+	"rows_per_sec" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"wal_per_row" double precision,  /* f64 */
+	"fpi" bigint,  /* i64 */
+	"index_size" TEXT,  /* String */
+	"leaf_density" double precision,  /* f64 */
+	"fragmentation" double precision,  /* f64 */
+	"kept_table" TEXT  /* Option < String > */
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
+REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text) FROM PUBLIC;
+DO $$
+DECLARE
+  g text;
+BEGIN
+  FOREACH g IN ARRAY string_to_array(current_setting('keybench_upgrade.grants'), E'\n') LOOP
+    EXECUTE g;
+  END LOOP;
+END $$;
+
 -- keybench_cleanup closes abandoned reads too.
 CREATE OR REPLACE FUNCTION keybench_cleanup()
 RETURNS TABLE (run_id bigint, kind text, started_at timestamptz, action text)

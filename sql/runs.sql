@@ -80,6 +80,36 @@ CREATE TABLE keybench.batches (
     PRIMARY KEY (run_id, batch)
 );
 COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
+-- keybench_run's readers: per batch of the load and per reader, the lookups made while that batch
+-- was the newest one started, with their latency percentiles (src/run/reader.rs, during_load).
+CREATE TABLE keybench.run_reads (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    batch bigint NOT NULL,
+    reader int NOT NULL,
+    workload text NOT NULL,
+    ops bigint NOT NULL,
+    p50_us float8 NOT NULL,
+    p95_us float8 NOT NULL,
+    p99_us float8 NOT NULL,
+    max_us float8 NOT NULL,
+    shared_hit bigint NOT NULL,
+    shared_read bigint NOT NULL,
+    latency_histogram jsonb NOT NULL,
+    PRIMARY KEY (run_id, batch, reader)
+);
+COMMENT ON TABLE keybench.run_reads IS 'keybench_run''s readers: lookups per batch of the load and reader, with latency percentiles';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_reads', '');
+-- Each batch of a load with its readers' figures beside the writers' (one row per batch and
+-- reader; the writers' columns alone for batches no reader saw).
+CREATE VIEW keybench.batch_reads AS
+SELECT b.run_id, b.batch, b.rows_before + b.rows AS rows_loaded, b.elapsed_ms,
+       round(b.rows / nullif(b.elapsed_ms / 1000.0, 0)) AS rows_per_sec,
+       b.index_blks_read, r.reader, r.workload, r.ops AS read_ops, r.p50_us AS read_p50_us,
+       r.p95_us AS read_p95_us, r.p99_us AS read_p99_us,
+       r.shared_read::float8 / nullif(r.ops, 0) AS read_blocks_per_op
+FROM keybench.batches b LEFT JOIN keybench.run_reads r USING (run_id, batch);
+COMMENT ON VIEW keybench.batch_reads IS 'each batch of a load with the figures of the lookups its readers made meanwhile';
+GRANT SELECT ON keybench.run_reads, keybench.batch_reads TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
 -- The identity sequence of run ids too: a restored database goes on from the last run id.

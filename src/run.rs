@@ -253,6 +253,25 @@ pub struct Params {
     pub subms_random: bool,
     /// Clients' clocks are spread evenly over -clock_skew_ms..+clock_skew_ms.
     pub clock_skew_ms: i32,
+    /// Workers that read the table while it loads (after the `clients` loaders), and what they
+    /// read: 0 point lookups, 1 lookups of the newest rows.
+    pub readers: i32,
+    pub read_recent: bool,
+}
+
+/// Check `readers` and `read_workload` of keybench_run and add them to `p`.
+pub fn with_readers(mut p: Params, readers: i32, read_workload: &str) -> Result<Params, RunError> {
+    let spare = MAX_CLIENTS as i32 - p.clients;
+    if !(0..=spare).contains(&readers) {
+        return Err(RunError::Readers(readers, spare));
+    }
+    p.readers = readers;
+    p.read_recent = match read::Workload::parse(read_workload) {
+        Some(read::Workload::Point) => false,
+        Some(read::Workload::Recent) => true,
+        _ => return Err(RunError::ReadWorkload(read_workload.into())),
+    };
+    Ok(p)
 }
 
 /// The knobs of experiments B and C, for the time-ordered generators.
@@ -340,6 +359,10 @@ pub enum RunError {
     SnowflakeClock(&'static str),
     #[error("{0}")]
     Read(read::ReadError),
+    #[error("readers must be between 0 and {1} (64 workers in all, clients included), not {0}")]
+    Readers(i32, i32),
+    #[error("read_workload must be point or recent for readers during a load, not \"{0}\"")]
+    ReadWorkload(String),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -395,6 +418,8 @@ pub fn validate(
         ids_per_ms: clock.ids_per_ms,
         subms_random: clock.subms_random,
         clock_skew_ms: clock.clock_skew_ms,
+        readers: 0,
+        read_recent: false,
     })
 }
 

@@ -77,6 +77,24 @@ SELECT * FROM regress.read_ok(:rd);
 SELECT read_id AS rd, rows_per_op >= 1 AS groups FROM keybench_read(:r_sf, 'group', ops => 100, time_window => '1 s') \gset
 SELECT :'groups' AS groups;
 SELECT * FROM regress.read_ok(:rd);
+-- Readers during a load (keybench_run's readers): per batch and reader, lookups of rows already
+-- loaded, timed; at least one per reader, each attributed to a batch of the run.
+SELECT run_id AS r_load FROM keybench_run('uuidv4', 20000, batch_size => 1000, readers => 1) \gset
+SELECT count(*) >= 1 AS rows_written, bool_and(ops >= 1) AS each_has_ops, bool_and(workload = 'point') AS point,
+       bool_and(p50_us > 0 AND p50_us <= p95_us AND p95_us <= p99_us AND p99_us <= max_us * 1.02) AS ordered,
+       bool_and((SELECT sum(value::bigint) FROM jsonb_each_text(latency_histogram)) = ops) AS timed_once,
+       bool_and(EXISTS (SELECT FROM keybench.batches b WHERE b.run_id = r.run_id AND b.batch = r.batch)) AS of_a_batch,
+       count(DISTINCT reader) AS readers
+FROM keybench.run_reads r WHERE run_id = :r_load;
+SELECT count(*) >= 20 AS every_batch_listed, count(read_ops) >= 1 AS with_reads
+FROM keybench.batch_reads WHERE run_id = :r_load;
+SELECT run_id AS r_load FROM keybench_run('bigint', 20000, clients => 2, readers => 2, read_workload => 'Recent') \gset
+SELECT count(DISTINCT reader) AS readers, bool_and(workload = 'recent') AS recent, bool_and(ops >= 1) AS each_has_ops
+FROM keybench.run_reads WHERE run_id = :r_load;
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, readers => -1)$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, clients => 4, readers => 61)$$);
+SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, readers => 1, read_workload => 'range')$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, readers => NULL)$$);
 -- Bad arguments: an ERROR with its SQLSTATE naming the value, before any worker starts.
 SELECT state, message, hint FROM regress.err(format($$SELECT * FROM keybench_read(%s, 'lookup')$$, :r_v7));
 SELECT state, message FROM regress.err(format($$SELECT * FROM keybench_read(%s, ops => 0)$$, :r_v7));
@@ -139,6 +157,11 @@ GRANT SELECT, INSERT ON keybench.batches TO keybench_reader;
 SET ROLE keybench_reader;
 SELECT state, message ~ '^keybench_read failed: permission denied for table run_\d+_uuidv7$' AS says_so
 FROM regress.err(format('SELECT * FROM keybench_read(%s)', :r_v7));
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 2000, readers => 1)$$);
+RESET ROLE;
+GRANT INSERT ON keybench.run_reads TO keybench_reader;
+SET ROLE keybench_reader;
+SELECT rows FROM keybench_run('uuidv7', 2000, readers => 1);
 SELECT run_id AS r_own FROM keybench_run('uuidv7', 2000, keep => true) \gset
 SELECT kind, rows_per_op FROM keybench_read(:r_own, ops => 500);
 SELECT kind, rows_per_op FROM keybench_read(:r_own, 'join', ops => 200, children => 2);

@@ -79,6 +79,11 @@ impl SqlError for RunError {
                 Some("Valid methods are: insert, single, copy, copy_keys.".into())
             }
             RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::ReadWorkload(_) => Some(
+                "Readers during a load take point or recent; the other workloads need a finished \
+                 table (keybench_read)."
+                    .into(),
+            ),
             RunError::Workers { .. } => Some(
                 "Raise max_worker_processes (takes a restart), or run with fewer clients.".into(),
             ),
@@ -264,6 +269,8 @@ pub fn keybench_run(
     ids_per_ms: default!(Option<i32>, 0),
     uuidv7_subms: default!(Option<&str>, "'counter'"),
     clock_skew_ms: default!(Option<i32>, 0),
+    readers: default!(Option<i32>, 0),
+    read_workload: default!(Option<&str>, "'point'"),
 ) -> TableIterator<
     'static,
     (
@@ -298,7 +305,12 @@ pub fn keybench_run(
         [shape, method, uuidv7_subms],
         checkpoint_first,
     );
-    let p = args.params(kind, keep);
+    let p = with_readers(
+        args.params(kind, keep),
+        required(f, "readers", readers),
+        required(f, "read_workload", read_workload),
+    )
+    .unwrap_or_else(|e| raise(e));
     let s = run(p);
     TableIterator::once(row_of(&p, &s))
 }

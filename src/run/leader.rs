@@ -52,12 +52,14 @@ fn check_can_run(p: &Params) {
            'SELECT, INSERT and UPDATE on keybench.runs'),
          (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
            'SELECT and INSERT on keybench.batches'),
+         (NOT $2 OR has_table_privilege('keybench.run_reads', 'INSERT'),
+           'INSERT on keybench.run_reads (readers)'),
          (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
             OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
            'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
-        p.checkpoint_first,
+        &[p.checkpoint_first, p.readers > 0],
     );
-    check_spare_workers("keybench_run", p.clients);
+    check_spare_workers("keybench_run", p.clients + p.readers);
 }
 
 /// Before any worker of a read starts: as [`check_can_run`], for what a read's workers do (the
@@ -71,14 +73,14 @@ pub(super) fn check_can_read(r: &ReadParams) {
          (has_table_privilege('keybench.reads', 'SELECT') AND has_table_privilege('keybench.reads', 'INSERT')
              AND has_table_privilege('keybench.reads', 'UPDATE'),
            'SELECT, INSERT and UPDATE on keybench.reads')",
-        r.workload() == Workload::Join || r.needs_created_at_index(),
+        &[r.workload() == Workload::Join || r.needs_created_at_index()],
     );
     check_spare_workers("keybench_read", r.clients);
 }
 
 /// ERROR 42501 unless the calling role passes every `(ok, what)` of `checks` (SQL rows of a
-/// VALUES list, with one boolean argument $1), or if it cannot log in (its workers connect as it).
-fn check_privileges(function: &'static str, checks: &str, arg: bool) {
+/// VALUES list, with boolean arguments $1...), or if it cannot log in (its workers connect as it).
+fn check_privileges(function: &'static str, checks: &str, args: &[bool]) {
     let (role, missing, can_login): (String, Option<String>, bool) = Spi::connect(|c| {
         let row = c
             .select(
@@ -88,7 +90,7 @@ fn check_privileges(function: &'static str, checks: &str, arg: bool) {
                         (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)"
                 ),
                 Some(1),
-                &[arg.into()],
+                &args.iter().map(|&a| a.into()).collect::<Vec<_>>(),
             )?
             .first();
         Ok::<_, pgrx::spi::Error>((
@@ -242,7 +244,7 @@ pub fn run(p: Params) -> Summary {
     hold_extension();
     drive(
         "keybench_run",
-        p.clients,
+        p.clients + p.readers,
         0,
         |shared| {
             shared.mode = MODE_LOAD;

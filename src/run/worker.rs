@@ -590,6 +590,8 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     if ok {
         let worked = if reading {
             super::reader::work(shared)
+        } else if client >= shared.params.clients as usize {
+            super::reader::during_load(shared, client as i32 - shared.params.clients)
         } else {
             load(shared, client as i32)
         };
