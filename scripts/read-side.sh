@@ -45,6 +45,26 @@ for cache in fits "does not fit"; do
   server_version=$(q "SHOW server_version")
   cluster_stop read-side "$v"
 done
+# Reads during a load: uuidv7 and uuidv4 loaded with one reader doing point lookups, on a server
+# whose shared_buffers (16 MB) the primary key outgrows partway through the load.
+cluster_start read-side "$v" $((54700 + v)) "shared_preload_libraries=keybench" "shared_buffers=16MB" \
+  "keybench.progress_interval=0" "max_wal_size=4GB"
+q "CREATE EXTENSION keybench" >/dev/null
+during="$KB_ROOT/target/read-side-during.csv"
+: > "$during"
+for kind in uuidv7 uuidv4; do
+  run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, batch_size => $((rows / 50)), readers => 1)")
+  q "COPY (SELECT '$kind', ntile, round(sum(rows_per_sec * 1.0) / count(*)), round(avg(read_p50_us)::numeric, 1),
+                  round(avg(read_p99_us)::numeric, 1), round(avg(read_blocks_per_op)::numeric, 2), min(rows_loaded), max(rows_loaded)
+            FROM (SELECT *, ntile(4) OVER (ORDER BY batch) FROM keybench.batch_reads WHERE run_id = $run) b
+            GROUP BY ntile ORDER BY ntile) TO STDOUT WITH (FORMAT csv)" >> "$during"
+done
+mkdir -p docs/img
+"$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 \
+  -c "SELECT keybench_chart(ARRAY(SELECT run_id FROM keybench.runs ORDER BY run_id), 'Point lookups during a load, shared_buffers 16 MB')" \
+  > docs/img/reads-during-load.svg
+svg_to_png docs/img/reads-during-load.svg 960 1600 >/dev/null
+cluster_stop read-side "$v"
 elapsed=$(( $(date +%s) - started ))
 python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" <<'PY'
 import csv, sys
@@ -88,6 +108,25 @@ first operation. Every figure is in keybench.reads (keybench.read_figures).
                 continue
             f.write("| " + " | ".join([r[2], r[3], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]]) + " |\n")
         f.write("\n")
+    f.write(f"""## Reads during a load: the cache cliff in read latency
+
+`keybench_run(kind, {rows}, batch_size => {rows // 50}, readers => 1)` on a server with shared_buffers
+16 MB: one worker loads 50 batches while a reader looks up rows already loaded (point lookups, keys
+from uniformly drawn heap pages). Per quarter of the load: the writer's rows/s, the reader's
+lookup latency (mean over the quarter's batches of each batch's p50 and p99) and blocks read from
+outside shared buffers per lookup (keybench.batch_reads).
+
+| kind | quarter | rows loaded | insert rows/s | read p50 µs | read p99 µs | read blocks/lookup |
+|---|---:|---|---:|---:|---:|---:|
+""")
+    for r in csv.reader(open(path.replace("read-side.csv", "read-side-during.csv"))):
+        f.write(f"| {r[0]} | {r[1]} | {int(r[6]):,}-{int(r[7]):,} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |\n")
+    f.write("""
+![read latency per batch during the load](img/reads-during-load.svg)
+
+(docs/img/reads-during-load.svg; the bottom panel is the reader's p99 per batch.)
+
+""")
     f.write("## Plans\n\n")
     import re
     plans = {}

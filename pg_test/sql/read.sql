@@ -91,6 +91,9 @@ FROM keybench.batch_reads WHERE run_id = :r_load;
 SELECT run_id AS r_load FROM keybench_run('bigint', 20000, clients => 2, readers => 2, read_workload => 'Recent') \gset
 SELECT count(DISTINCT reader) AS readers, bool_and(workload = 'recent') AS recent, bool_and(ops >= 1) AS each_has_ops
 FROM keybench.run_reads WHERE run_id = :r_load;
+-- keybench_chart draws the readers' latency per batch for runs that had readers, and only then.
+SELECT keybench_chart(ARRAY[:r_load]) ~ 'Lookup latency of the readers' AS readers_panel,
+       keybench_chart(ARRAY[:r_v7]) !~ 'Lookup latency of the readers' AS none_without_readers;
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, readers => -1)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, clients => 4, readers => 61)$$);
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('bigint', 100, readers => 1, read_workload => 'range')$$);

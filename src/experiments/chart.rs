@@ -219,7 +219,8 @@ mod sql {
     use pgrx::prelude::*;
 
     /// An SVG chart of runs' per-batch series against rows loaded: batch time, index blocks read
-    /// from outside shared_buffers, index hit ratio and WAL per batch, one line per run.
+    /// from outside shared_buffers, index hit ratio and WAL per batch, and for runs with readers
+    /// the p99 of their lookups per batch; one line per run.
     #[pg_extern(stable, parallel_safe)]
     fn keybench_chart(
         run_ids: Vec<Option<i64>>,
@@ -247,6 +248,11 @@ mod sql {
                 unit: "MB".into(),
                 series: vec![],
             },
+            Panel {
+                title: "Lookup latency of the readers during the load (p99)".into(),
+                unit: "µs".into(),
+                series: vec![],
+            },
         ];
         for id in run_ids {
             let rows = Spi::connect(|client| {
@@ -272,9 +278,22 @@ mod sql {
                     let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
                     pts.push([g(1)?, g(2)?, g(3)?, g(4)?, g(5)?]);
                 }
-                Ok::<_, pgrx::spi::Error>((kind, pts))
+                // The readers' lookups during the load, if it had readers: the slowest reader's
+                // p99 per batch.
+                let mut reads: Vec<(f64, f64)> = Vec::new();
+                for r in client.select(
+                    "SELECT (b.rows_before + b.rows)::float8, max(r.p99_us)
+                     FROM keybench.run_reads r JOIN keybench.batches b USING (run_id, batch)
+                     WHERE r.run_id = $1 GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
+                    None,
+                    &[id.into()],
+                )? {
+                    let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
+                    reads.push((g(1)?, g(2)?));
+                }
+                Ok::<_, pgrx::spi::Error>((kind, pts, reads))
             });
-            let (kind, pts) = rows.unwrap_or_else(|e| pgrx::error!("keybench_chart: {e}"));
+            let (kind, pts, reads) = rows.unwrap_or_else(|e| pgrx::error!("keybench_chart: {e}"));
             let Some(kind) = kind else {
                 pgrx::ereport!(
                     ERROR,
@@ -283,13 +302,23 @@ mod sql {
                 );
             };
             let label = format!("{kind} (run {id})");
-            for (i, panel) in panels.iter_mut().enumerate() {
+            for (i, panel) in panels.iter_mut().take(4).enumerate() {
                 let series: Vec<(f64, f64)> = pts.iter().map(|p| (p[0], p[i + 1])).collect();
                 panel.series.push(Series {
                     label: label.clone(),
                     points: downsample(&series, 500),
                 });
             }
+            if !reads.is_empty() {
+                panels[4].series.push(Series {
+                    label,
+                    points: downsample(&reads, 500),
+                });
+            }
+        }
+        // The readers' panel only when some run had readers.
+        if panels[4].series.is_empty() {
+            panels.pop();
         }
         render(title, "rows loaded", &panels)
     }
