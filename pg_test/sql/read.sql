@@ -91,6 +91,18 @@ FROM keybench.batch_reads WHERE run_id = :r_load;
 SELECT run_id AS r_load FROM keybench_run('bigint', 20000, clients => 2, readers => 2, read_workload => 'Recent') \gset
 SELECT count(DISTINCT reader) AS readers, bool_and(workload = 'recent') AS recent, bool_and(ops >= 1) AS each_has_ops
 FROM keybench.run_reads WHERE run_id = :r_load;
+-- The readers' figures travel with their run through keybench_export and keybench_import.
+CREATE TEMP TABLE lexp AS SELECT keybench_export(ARRAY[:r_load]::bigint[]) AS doc;
+SELECT run_id AS r_load_imp FROM keybench_import((SELECT doc FROM lexp)) \gset
+SELECT (SELECT count(*) FROM keybench.run_reads WHERE run_id = :r_load)
+         = (SELECT count(*) FROM keybench.run_reads WHERE run_id = :r_load_imp) AS same_count,
+       NOT EXISTS (SELECT batch, reader, workload, ops, p50_us, p95_us, p99_us, max_us, shared_hit, shared_read,
+                          latency_histogram FROM keybench.run_reads WHERE run_id = :r_load
+                   EXCEPT
+                   SELECT batch, reader, workload, ops, p50_us, p95_us, p99_us, max_us, shared_hit, shared_read,
+                          latency_histogram FROM keybench.run_reads WHERE run_id = :r_load_imp) AS equal;
+SELECT state, message FROM regress.err(format('SELECT * FROM keybench_import(%L)',
+    (SELECT jsonb_set(doc, '{run_reads,0,run_id}', '0') FROM lexp)));
 -- keybench_chart draws the readers' latency per batch for runs that had readers, and only then.
 SELECT keybench_chart(ARRAY[:r_load]) ~ 'Lookup latency of the readers' AS readers_panel,
        keybench_chart(ARRAY[:r_v7]) !~ 'Lookup latency of the readers' AS none_without_readers;

@@ -332,6 +332,24 @@ pub struct Read {
     pub lock_key: Option<i32>,
 }
 
+/// One row of keybench.run_reads (a reader's lookups during one batch of a load): every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRead {
+    pub run_id: i64,
+    pub batch: i64,
+    pub reader: i32,
+    pub workload: String,
+    pub ops: i64,
+    pub p50_us: F8,
+    pub p95_us: F8,
+    pub p99_us: F8,
+    pub max_us: F8,
+    pub shared_hit: i64,
+    pub shared_read: i64,
+    pub latency_histogram: Value,
+}
+
 /// What keybench_export returns and keybench_import reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -348,6 +366,10 @@ pub struct Export {
     /// when there are none, so that older keybench can read the export).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<Read>,
+    /// The lookups of the runs' readers during their loads, per batch and reader (0.4.0; as
+    /// `reads`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_reads: Vec<RunRead>,
 }
 
 /// Where an imported run came from: keybench.runs.imported_from.
@@ -671,6 +693,7 @@ pub fn keybench_export(
         let mut runs = Vec::with_capacity(ids.len());
         let mut batches = Vec::new();
         let mut reads = Vec::new();
+        let mut run_reads = Vec::new();
         for &id in &ids {
             // The run's row as JSON, or none: a SELECT that always returns one row.
             let Some(text) = spi_one::<String>(
@@ -698,6 +721,13 @@ pub fn keybench_export(
             )
             .expect("coalesce is not null");
             reads.extend(parse_row::<Vec<Read>>("keybench.reads", &text));
+            let text = spi_one::<String>(
+                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r) ORDER BY r.batch, r.reader), '[]')::text
+                 FROM keybench.run_reads r WHERE r.run_id = $1",
+                &[id.into()],
+            )
+            .expect("coalesce is not null");
+            run_reads.extend(parse_row::<Vec<RunRead>>("keybench.run_reads", &text));
         }
         Export {
             format: FORMAT.into(),
@@ -706,6 +736,7 @@ pub fn keybench_export(
             runs,
             batches,
             reads,
+            run_reads,
         }
     });
     JsonbText(serde_json::to_string(&export).expect("an export serializes"))
@@ -853,6 +884,24 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    for (i, r) in export.run_reads.iter().enumerate() {
+        if !runs.contains_key(&r.run_id) {
+            return Err(input(
+                format!("run_reads[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", r.run_id),
+            ));
+        }
+        if !seen.insert((r.run_id, r.batch, r.reader)) {
+            return Err(input(
+                format!("run_reads[{i}]"),
+                format!(
+                    "reader {} of batch {} of run {} appears twice",
+                    r.reader, r.batch, r.run_id
+                ),
+            ));
+        }
+    }
     let mut batches = HashMap::new();
     for (i, b) in export.batches.iter().enumerate() {
         if !runs.contains_key(&b.run_id) {
@@ -961,6 +1010,26 @@ pub fn keybench_import(
             ),
             &[serde_json::to_string(&batches)
                 .expect("batches serialize")
+                .into()],
+        );
+    }
+    if !export.run_reads.is_empty() {
+        let rows: Vec<RunRead> = export
+            .run_reads
+            .into_iter()
+            .map(|r| RunRead {
+                run_id: new_ids[&r.run_id],
+                ..r
+            })
+            .collect();
+        let columns = columns("keybench.run_reads", "");
+        spi_run(
+            &format!(
+                "INSERT INTO keybench.run_reads ({columns}) SELECT {columns}
+                 FROM pg_catalog.jsonb_populate_recordset(NULL::keybench.run_reads, $1::jsonb)"
+            ),
+            &[serde_json::to_string(&rows)
+                .expect("run_reads serialize")
                 .into()],
         );
     }
