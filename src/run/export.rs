@@ -934,6 +934,22 @@ fn columns(table: &str, skip: &str) -> String {
     .unwrap_or_else(|| pgrx::error!("keybench: {table} has no columns"))
 }
 
+/// Insert `rows` into keybench table `table` (every column but `skip`, which takes its default)
+/// from their JSON form, in one statement.
+fn insert_rows<T: Serialize>(table: &str, skip: &str, order_by: &str, rows: &[T]) {
+    if rows.is_empty() {
+        return;
+    }
+    let columns = columns(table, skip);
+    spi_run(
+        &format!(
+            "INSERT INTO {table} ({columns}) SELECT {columns}
+             FROM pg_catalog.jsonb_populate_recordset(NULL::{table}, $1::jsonb) {order_by}"
+        ),
+        &[serde_json::to_string(rows).expect("rows serialize").into()],
+    );
+}
+
 /// Load the runs and batches of an export (keybench_export's result) into keybench.runs and
 /// keybench.batches, under new run ids; keybench.runs.imported_from records where each came from.
 /// The whole export is checked first: anything malformed is an ERROR (SQLSTATE 22023) naming the
@@ -993,67 +1009,37 @@ pub fn keybench_import(
             counts.get(&r.run_id).copied().unwrap_or(0),
         ));
     }
-    if !export.batches.is_empty() {
-        let batches: Vec<Batch> = export
-            .batches
-            .into_iter()
-            .map(|b| Batch {
-                run_id: new_ids[&b.run_id],
-                ..b
-            })
-            .collect();
-        let batch_columns = columns("keybench.batches", "");
-        spi_run(
-            &format!(
-                "INSERT INTO keybench.batches ({batch_columns}) SELECT {batch_columns}
-                 FROM pg_catalog.jsonb_populate_recordset(NULL::keybench.batches, $1::jsonb)"
-            ),
-            &[serde_json::to_string(&batches)
-                .expect("batches serialize")
-                .into()],
-        );
-    }
-    if !export.run_reads.is_empty() {
-        let rows: Vec<RunRead> = export
-            .run_reads
-            .into_iter()
-            .map(|r| RunRead {
-                run_id: new_ids[&r.run_id],
-                ..r
-            })
-            .collect();
-        let columns = columns("keybench.run_reads", "");
-        spi_run(
-            &format!(
-                "INSERT INTO keybench.run_reads ({columns}) SELECT {columns}
-                 FROM pg_catalog.jsonb_populate_recordset(NULL::keybench.run_reads, $1::jsonb)"
-            ),
-            &[serde_json::to_string(&rows)
-                .expect("run_reads serialize")
-                .into()],
-        );
-    }
-    if !export.reads.is_empty() {
-        let reads: Vec<Read> = export
-            .reads
-            .into_iter()
-            .map(|r| Read {
-                run_id: new_ids[&r.run_id],
-                // Nothing of the source's objects exists here.
-                child_table: None,
-                created_index: None,
-                ..r
-            })
-            .collect();
-        let read_columns = columns("keybench.reads", "read_id");
-        spi_run(
-            &format!(
-                "INSERT INTO keybench.reads ({read_columns}) SELECT {read_columns}
-                 FROM pg_catalog.jsonb_populate_recordset(NULL::keybench.reads, $1::jsonb) ORDER BY started_at"
-            ),
-            &[serde_json::to_string(&reads).expect("reads serialize").into()],
-        );
-    }
+    let batches: Vec<Batch> = export
+        .batches
+        .into_iter()
+        .map(|b| Batch {
+            run_id: new_ids[&b.run_id],
+            ..b
+        })
+        .collect();
+    insert_rows("keybench.batches", "", "", &batches);
+    let run_reads: Vec<RunRead> = export
+        .run_reads
+        .into_iter()
+        .map(|r| RunRead {
+            run_id: new_ids[&r.run_id],
+            ..r
+        })
+        .collect();
+    insert_rows("keybench.run_reads", "", "", &run_reads);
+    let reads: Vec<Read> = export
+        .reads
+        .into_iter()
+        .map(|r| Read {
+            run_id: new_ids[&r.run_id],
+            // Nothing of the source's objects exists here.
+            child_table: None,
+            created_index: None,
+            ..r
+        })
+        .collect();
+    // New read ids in the order the reads were made.
+    insert_rows("keybench.reads", "read_id", "ORDER BY started_at", &reads);
     TableIterator::new(out)
 }
 
