@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The read side of the key choice: for bigint, uuidv7, uuidv4, ulid and snowflake, a kept run of
 # ROWS rows, then keybench_read's five workloads on it, once on a server whose shared_buffers hold
-# the table and its indexes (1 GB, prewarmed with pg_prewarm) and once on one whose do not (16 MB;
-# what misses shared buffers comes from the OS page cache or the disk). Writes docs/READS.md
-# (override with OUT=...).
+# the table and its indexes (1 GB, 8 GB above 2M rows; prewarmed with pg_prewarm) and once on one
+# whose do not (16 MB; what misses shared buffers comes from the OS page cache or the disk); then
+# uuidv7 and uuidv4 loaded with a reader next to the loader on 16 MB. Writes docs/READS.md
+# (override with OUT=...). WORKLOADS=... runs a subset (default: point recent range join group).
 # Usage: scripts/read-side.sh [ROWS] [MAJOR]   (defaults: 1000000 18)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ results="$KB_ROOT/target/read-side.csv"
 : > "$results"
 started=$(date +%s)
 for cache in fits "does not fit"; do
-  if [ "$cache" = fits ]; then sb=1GB; else sb=16MB; fi
+  if [ "$cache" = fits ]; then sb=$((rows > 2000000 ? 8 : 1))GB; else sb=16MB; fi
   cluster_start read-side "$v" $((54700 + v)) "shared_preload_libraries=keybench" "shared_buffers=$sb" \
     "keybench.progress_interval=0" "max_wal_size=4GB"
   q "CREATE EXTENSION keybench; CREATE EXTENSION pg_prewarm" >/dev/null
@@ -32,6 +33,7 @@ for cache in fits "does not fit"; do
     fi
     for w in "point 100000" "recent 100000" "range 2000" "join 20000" "group 500"; do
       set -- $w
+      [[ " ${WORKLOADS:-point recent range join group} " == *" $1 "* ]] || continue
       q "SELECT * FROM keybench_read($run, '$1', $2, children => 2)" >/dev/null
       q "COPY (SELECT '$cache', '$sb', kind, workload, ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
                       round(p95_us::numeric, 1), round(p99_us::numeric, 1), round(rows_per_op::numeric, 1),
@@ -66,15 +68,15 @@ mkdir -p docs/img
 svg_to_png docs/img/reads-during-load.svg 960 1600 >/dev/null
 cluster_stop read-side "$v"
 elapsed=$(( $(date +%s) - started ))
-python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" <<'PY'
+python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" "${WORKLOADS:-}" <<'PY'
 import csv, sys
-path, out, rows, version, elapsed = sys.argv[1:]
+path, out, rows, version, elapsed, only = sys.argv[1:]
 data = list(csv.reader(open(path)))
 rows = int(rows)
 with open(out, "w") as f:
     f.write(f"""# The read side: lookups, recent rows, ranges, joins and GROUP BY per key kind
 
-Written by `scripts/read-side.sh {rows}` ({int(elapsed) // 60} min {int(elapsed) % 60} s) on PostgreSQL {version}, a
+Written by `{"WORKLOADS='" + only + "' " if only else ""}scripts/read-side.sh {rows}` ({int(elapsed) // 60} min {int(elapsed) % 60} s) on PostgreSQL {version}, a
 2-core machine. Each kind: a kept `keybench_run` of {rows:,} rows (shape a: customer_id, created_at,
 a 60-byte payload), then `keybench_read` with each workload, one client:
 
@@ -98,7 +100,8 @@ the primary-key index not found in shared buffers per operation. The plan is EXP
 first operation. Every figure is in keybench.reads (keybench.read_figures).
 
 """)
-    for cache, title in [("fits", "shared_buffers 1 GB: the table and its indexes fit (prewarmed)"),
+    fits_sb = next((r[1] for r in data if r[0] == "fits"), "1GB")
+    for cache, title in [("fits", f"shared_buffers {fits_sb}: the table and its indexes fit (prewarmed)"),
                          ("does not fit", "shared_buffers 16 MB: they do not fit")]:
         f.write(f"## {title}\n\n")
         f.write("| kind | workload | ops/s | p50 µs | p95 µs | p99 µs | rows/op | hit/op | read/op | pk read/op | FK index |\n")
