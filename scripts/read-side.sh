@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000} v=${2:-18}
 out=${OUT:-docs/READS.md}
+# The chart beside it: docs/READS.md -> docs/img/reads-during-load.svg
+chart="img/$(basename "$out" .md | tr 'A-Z' 'a-z')-during-load.svg"
 kinds=(bigint uuidv7 uuidv4 ulid snowflake)
 bash scripts/setup.sh >/dev/null
 . scripts/common.sh
@@ -64,13 +66,13 @@ done
 mkdir -p docs/img
 "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 \
   -c "SELECT keybench_chart(ARRAY(SELECT run_id FROM keybench.runs ORDER BY run_id), 'Point lookups during a load, shared_buffers 16 MB')" \
-  > docs/img/reads-during-load.svg
-svg_to_png docs/img/reads-during-load.svg 960 1600 >/dev/null
+  > "docs/$chart"
+svg_to_png "docs/$chart" 960 1600 >/dev/null
 cluster_stop read-side "$v"
 elapsed=$(( $(date +%s) - started ))
-python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" "${WORKLOADS:-}" <<'PY'
+python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" "${WORKLOADS:-}" "$chart" <<'PY'
 import csv, sys
-path, out, rows, version, elapsed, only = sys.argv[1:]
+path, out, rows, version, elapsed, only, chart = sys.argv[1:]
 data = list(csv.reader(open(path)))
 rows = int(rows)
 with open(out, "w") as f:
@@ -124,10 +126,10 @@ outside shared buffers per lookup (keybench.batch_reads).
 """)
     for r in csv.reader(open(path.replace("read-side.csv", "read-side-during.csv"))):
         f.write(f"| {r[0]} | {r[1]} | {int(r[6]):,}-{int(r[7]):,} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |\n")
-    f.write("""
-![read latency per batch during the load](img/reads-during-load.svg)
+    f.write(f"""
+![read latency per batch during the load]({chart})
 
-(docs/img/reads-during-load.svg; the bottom panel is the reader's p99 per batch.)
+(docs/{chart}; the bottom panel is the reader's p99 per batch.)
 
 """)
     f.write("## Plans\n\n")
