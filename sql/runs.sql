@@ -110,6 +110,43 @@ SELECT b.run_id, b.batch, b.rows_before + b.rows AS rows_loaded, b.elapsed_ms,
 FROM keybench.batches b LEFT JOIN keybench.run_reads r USING (run_id, batch);
 COMMENT ON VIEW keybench.batch_reads IS 'each batch of a load with the figures of the lookups its readers made meanwhile';
 GRANT SELECT ON keybench.run_reads, keybench.batch_reads TO PUBLIC;
+-- A distributed run (keybench_run(..., distributed => true) on a Citus coordinator): each node of
+-- the cluster, with its WAL (insert-LSN delta; records and full-page images counted in the WAL by
+-- the node's pg_walinspect, where it is installed) and its shards' sizes and leaf density, and
+-- each shard placement of the key's index (src/run/worker.rs, finish_distributed).
+CREATE TABLE keybench.run_nodes (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    node text NOT NULL,
+    coordinator boolean NOT NULL,
+    lsn_start pg_lsn NOT NULL,
+    lsn_end pg_lsn,
+    wal_bytes bigint,
+    wal_records bigint,
+    wal_fpi bigint,
+    shards int,
+    heap_bytes bigint,
+    index_bytes bigint,
+    avg_leaf_density float8,
+    leaf_fragmentation float8,
+    PRIMARY KEY (run_id, node)
+);
+COMMENT ON TABLE keybench.run_nodes IS 'distributed runs: per node of the Citus cluster, WAL, shard sizes and leaf density';
+CREATE TABLE keybench.run_shards (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    shard_id bigint NOT NULL,
+    node text NOT NULL,
+    heap_bytes bigint NOT NULL,
+    index_bytes bigint NOT NULL,
+    leaf_pages bigint NOT NULL,
+    avg_leaf_density float8,
+    leaf_fragmentation float8,
+    row_estimate bigint,
+    PRIMARY KEY (run_id, shard_id, node)
+);
+COMMENT ON TABLE keybench.run_shards IS 'distributed runs: per shard placement of the key''s index, sizes and leaf density';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_nodes', '');
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_shards', '');
+GRANT SELECT ON keybench.run_nodes, keybench.run_shards TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
 -- The identity sequence of run ids too: a restored database goes on from the last run id.

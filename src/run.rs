@@ -257,6 +257,10 @@ pub struct Params {
     /// read: 0 point lookups, 1 lookups of the newest rows.
     pub readers: i32,
     pub read_recent: bool,
+    /// A Citus distributed table hashed on the key, with `shard_count` shards (0: Citus's
+    /// citus.shard_count).
+    pub distributed: bool,
+    pub shard_count: i32,
 }
 
 /// Check `readers` and `read_workload` of keybench_run and add them to `p`.
@@ -271,6 +275,43 @@ pub fn with_readers(mut p: Params, readers: i32, read_workload: &str) -> Result<
         Some(read::Workload::Recent) => true,
         _ => return Err(RunError::ReadWorkload(read_workload.into())),
     };
+    Ok(p)
+}
+
+/// The most shards Citus gives a table.
+pub const MAX_SHARDS: i32 = 64_000;
+
+/// Check `distributed` and `shard_count` of keybench_run and add them to `p` (whether Citus is
+/// there is the leader's check).
+pub fn with_distribution(
+    mut p: Params,
+    distributed: bool,
+    shard_count: Option<i32>,
+) -> Result<Params, RunError> {
+    if !distributed {
+        return match shard_count {
+            Some(n) => Err(RunError::ShardCountLocal(n)),
+            None => Ok(p),
+        };
+    }
+    if let Some(n) = shard_count {
+        if !(1..=MAX_SHARDS).contains(&n) {
+            return Err(RunError::ShardCount(n));
+        }
+    }
+    if matches!(p.method(), Method::Copy | Method::CopyKeys) {
+        return Err(RunError::Distributed(format!(
+            "method {}, whose COPY goes into the coordinator's table without Citus",
+            p.method().name()
+        )));
+    }
+    if p.readers > 0 {
+        return Err(RunError::Distributed(
+            "readers, which read the coordinator's own pages".into(),
+        ));
+    }
+    p.distributed = true;
+    p.shard_count = shard_count.unwrap_or(0);
     Ok(p)
 }
 
@@ -363,6 +404,14 @@ pub enum RunError {
     Readers(i32, i32),
     #[error("read_workload must be point or recent for readers during a load, not \"{0}\"")]
     ReadWorkload(String),
+    #[error("shard_count must be between 1 and {MAX_SHARDS}, not {0}")]
+    ShardCount(i32),
+    #[error("shard_count ({0}) needs distributed => true")]
+    ShardCountLocal(i32),
+    #[error("a distributed run cannot take {0}")]
+    Distributed(String),
+    #[error("{0} cannot measure run {1}: its table is distributed over a Citus cluster")]
+    DistributedTable(&'static str, i64),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -420,6 +469,8 @@ pub fn validate(
         clock_skew_ms: clock.clock_skew_ms,
         readers: 0,
         read_recent: false,
+        distributed: false,
+        shard_count: 0,
     })
 }
 
@@ -479,6 +530,17 @@ impl Params {
             }
         }
         sql
+    }
+
+    /// The statement that distributes the run's table over the Citus cluster, hashed on the key.
+    pub fn distribute(&self, table: &str) -> Option<String> {
+        let lit = format!("'{}'", table.replace('\'', "''"));
+        self.distributed.then(|| match self.shard_count {
+            0 => format!("SELECT pg_catalog.create_distributed_table({lit}, 'id')"),
+            n => format!(
+                "SELECT pg_catalog.create_distributed_table({lit}, 'id', shard_count => {n})"
+            ),
+        })
     }
 
     /// One batch of `n` rows in one statement.
@@ -683,6 +745,59 @@ mod unit_tests {
             params.insert_one("t"),
             "INSERT INTO t (user_id, payload) VALUES ((random() * 100000)::bigint, repeat('x', 60))"
         );
+    }
+
+    #[test]
+    fn distribution() {
+        let local = p(100, 10);
+        assert_eq!(with_distribution(local, false, None), Ok(local));
+        assert_eq!(
+            with_distribution(local, false, Some(8)),
+            Err(RunError::ShardCountLocal(8))
+        );
+        assert_eq!(
+            with_distribution(local, true, Some(0)),
+            Err(RunError::ShardCount(0))
+        );
+        assert_eq!(
+            with_distribution(local, true, Some(64_001)),
+            Err(RunError::ShardCount(64_001))
+        );
+        let d = with_distribution(local, true, Some(8)).unwrap();
+        assert!(d.distributed && d.shard_count == 8);
+        assert_eq!(local.distribute("keybench.t"), None);
+        assert_eq!(
+            d.distribute("keybench.\"o'k\"").as_deref(),
+            Some("SELECT pg_catalog.create_distributed_table('keybench.\"o''k\"', 'id', shard_count => 8)")
+        );
+        let d = with_distribution(local, true, None).unwrap();
+        assert_eq!(
+            d.distribute("keybench.t").as_deref(),
+            Some("SELECT pg_catalog.create_distributed_table('keybench.t', 'id')")
+        );
+        let copy = validate(
+            "uuidv7",
+            100,
+            10,
+            1,
+            60,
+            "a",
+            "copy",
+            90,
+            false,
+            false,
+            Clock::default(),
+        )
+        .unwrap();
+        assert!(matches!(
+            with_distribution(copy, true, None),
+            Err(RunError::Distributed(m)) if m.starts_with("method copy")
+        ));
+        let readers = with_readers(local, 1, "point").unwrap();
+        assert!(matches!(
+            with_distribution(readers, true, None),
+            Err(RunError::Distributed(m)) if m.starts_with("readers")
+        ));
     }
 
     #[test]

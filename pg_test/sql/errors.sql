@@ -18,3 +18,13 @@ SELECT * FROM regress.err($$SET keybench.node_id = -1$$);
 SELECT * FROM regress.err($$SELECT * FROM keybench_generator_cost(0)$$);
 SELECT * FROM regress.err($$SELECT * FROM keybench_generator_cost(1000, 0)$$);
 \x off
+-- Distributed runs and shard density need Citus, which this server does not have.
+\x on
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => true)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, shard_count => 4)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => true, shard_count => 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => true, method => 'copy_keys')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => true, readers => 1)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => NULL)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_shard_density('keybench.runs_pkey')$$);
+\x off

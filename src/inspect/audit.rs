@@ -141,6 +141,9 @@ pub struct Facts {
     pub density: Option<f64>,
     pub fragmentation: Option<f64>,
     pub uuidv7_call: String,
+    /// For a Citus distributed table: how it is spread (a sentence), its figures being the
+    /// shards' together.
+    pub distributed: Option<String>,
 }
 
 fn mb(bytes: i64) -> String {
@@ -239,6 +242,9 @@ pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
         };
         out.push(format!("{what} ({size}; {density}). No change needed."));
     }
+    if let Some(d) = &f.distributed {
+        out.push(d.clone());
+    }
     (label, out.join(" "))
 }
 
@@ -252,6 +258,7 @@ pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> 
 /// The SQL function.
 mod sql {
     use super::*;
+    use crate::inspect::citus;
     use pgrx::prelude::*;
     use pgrx::spi::quote_qualified_identifier;
 
@@ -271,7 +278,8 @@ mod sql {
                pg_relation_size(ic.oid),
                has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
                i.indkey[0] = 0,
-               has_table_privilege(t.oid, 'SELECT')
+               has_table_privilege(t.oid, 'SELECT'),
+               t.oid
         FROM pg_index i
         JOIN pg_class ic ON ic.oid = i.indexrelid
         JOIN pg_class t ON t.oid = i.indrelid
@@ -304,6 +312,78 @@ mod sql {
         /// SELECT on the table, which sampling its keys needs (pg_stat_scan_tables reads only
         /// the index pages).
         selectable: bool,
+        table_oid: pg_sys::Oid,
+    }
+
+    /// The shards of a distributed table's index, measured on their nodes: their sizes, and
+    /// their leaf density when `measure` (None: when the index is at most `limit` bytes in all).
+    /// An error from a node leaves density unmeasured, said in `note`.
+    struct Spread {
+        index_bytes: i64,
+        rows: Option<i64>,
+        density: Option<(f64, f64)>,
+        note: String,
+    }
+
+    fn spread(r: &Row, ext: &str, measure: Option<bool>, limit: i64) -> Spread {
+        let sizes = match citus::shard_figures(r.index_oid, ext, false) {
+            Ok(s) => s,
+            Err(e) => {
+                return Spread {
+                    index_bytes: r.index_bytes,
+                    rows: r.rows,
+                    density: None,
+                    note: format!("Distributed by Citus; its shards could not be measured: {e}."),
+                }
+            }
+        };
+        let index_bytes = sizes.iter().map(|s| s.index_bytes).sum();
+        let rows = sizes.iter().map(|s| s.row_estimate).sum::<Option<i64>>();
+        let nodes = {
+            let mut n: Vec<&str> = sizes.iter().map(|s| s.node.as_str()).collect();
+            n.sort_unstable();
+            n.dedup();
+            n.len()
+        };
+        let mut note = format!(
+            "Distributed by Citus over {} shard placements on {nodes} nodes; the figures are all \
+             shards' together",
+            sizes.len()
+        );
+        let measure = r.readable && measure.unwrap_or(index_bytes <= limit);
+        let mut density = None;
+        if measure {
+            match citus::shard_figures(r.index_oid, ext, true) {
+                Ok(shards) => {
+                    let leaves: Vec<(i64, f64, f64)> = shards
+                        .iter()
+                        .map(|s| (s.leaf_pages, s.avg_leaf_density, s.leaf_fragmentation))
+                        .collect();
+                    let (d, f) = citus::combine(&leaves);
+                    let per: Vec<f64> = shards
+                        .iter()
+                        .filter(|s| s.leaf_pages > 0)
+                        .map(|s| s.avg_leaf_density)
+                        .collect();
+                    if !per.is_empty() {
+                        let lo = per.iter().copied().fold(f64::INFINITY, f64::min);
+                        let hi = per.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        note.push_str(&format!(
+                            "; leaf density per shard {lo:.2}% to {hi:.2}% (keybench_shard_density lists them)"
+                        ));
+                    }
+                    density = (!d.is_nan()).then_some((d, f));
+                }
+                Err(e) => note.push_str(&format!("; leaf density not measured: {e}")),
+            }
+        }
+        note.push('.');
+        Spread {
+            index_bytes,
+            rows,
+            density,
+            note,
+        }
     }
 
     fn sample(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
@@ -394,6 +474,7 @@ mod sql {
                     readable: r.get(14)?.unwrap_or(false),
                     is_expression: r.get(15)?.unwrap_or(false),
                     selectable: r.get(16)?.unwrap_or(false),
+                    table_oid: r.get(17)?.unwrap_or(pg_sys::InvalidOid),
                 });
             }
             Ok::<_, pgrx::spi::Error>(out)
@@ -401,9 +482,19 @@ mod sql {
         .unwrap_or_else(|e| pgrx::error!("keybench_audit: {e}"));
 
         let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
+        let with_citus = citus::installed();
+        for mut r in rows {
             pgrx::check_for_interrupts!();
-            let measure = r.readable
+            // A distributed table's figures are its shards', measured on the nodes; the
+            // coordinator's own index is empty.
+            let spread = (with_citus && citus::is_distributed(r.table_oid))
+                .then(|| spread(&r, &ext_schema, measure_density, density_size_limit));
+            if let Some(s) = &spread {
+                r.index_bytes = s.index_bytes;
+                r.rows = s.rows.or(r.rows);
+            }
+            let measure = spread.is_none()
+                && r.readable
                 && match measure_density {
                     Some(m) => m,
                     None => r.index_bytes <= density_size_limit,
@@ -424,6 +515,13 @@ mod sql {
                 default_expr: r.default_expr.clone(),
                 sample: text_sample,
             });
+            let (density_figure, fragmentation_figure) = match &spread {
+                Some(s) => (s.density.map(|d| d.0), s.density.map(|d| d.1)),
+                None => (
+                    density.as_ref().map(|d| d.avg_leaf_density),
+                    density.as_ref().map(|d| d.leaf_fragmentation),
+                ),
+            };
             let bytes_per_key = density.as_ref().and_then(|d| d.bytes_per_key).or_else(|| {
                 r.rows
                     .filter(|n| *n > 0)
@@ -436,9 +534,10 @@ mod sql {
                 rows: r.rows,
                 index_bytes: r.index_bytes,
                 shared_buffers_bytes: shared_buffers,
-                density: density.as_ref().map(|d| d.avg_leaf_density),
-                fragmentation: density.as_ref().map(|d| d.leaf_fragmentation),
+                density: density_figure,
+                fragmentation: fragmentation_figure,
                 uuidv7_call: uuidv7_call.clone(),
+                distributed: spread.map(|s| s.note),
             };
             let (finding, text) = verdict(kind, &facts);
             let key_default = match r.identity.as_str() {

@@ -831,7 +831,7 @@ mod sql {
     }
 }
 
-pub use sql::scan;
+pub use sql::{scan, Regclass};
 
 #[cfg(test)]
 mod unit_tests {

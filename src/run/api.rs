@@ -18,7 +18,9 @@ impl SqlError for RunError {
     fn sqlstate(&self) -> PgSqlErrorCode {
         use PgSqlErrorCode::*;
         match self {
-            RunError::KindUnavailable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
+            RunError::KindUnavailable(..)
+            | RunError::Distributed(_)
+            | RunError::DistributedTable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
             RunError::Workers { .. } | RunError::NoSpareWorkers { .. } => {
                 ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
             }
@@ -120,6 +122,18 @@ impl SqlError for RunError {
             )),
             RunError::SnowflakeClock(_) => {
                 Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
+            }
+            RunError::Distributed(_) => Some(
+                "A distributed run loads with method insert or single and takes no readers."
+                    .into(),
+            ),
+            RunError::DistributedTable(..) => Some(
+                "It measures this server's own counters, which see none of the work on the \
+                 workers; keybench.run_nodes and keybench.run_shards hold a distributed run's figures."
+                    .into(),
+            ),
+            RunError::ShardCountLocal(_) => {
+                Some("Add distributed => true to load a Citus distributed table.".into())
             }
             _ => None,
         }
@@ -271,6 +285,8 @@ pub fn keybench_run(
     clock_skew_ms: default!(Option<i32>, 0),
     readers: default!(Option<i32>, 0),
     read_workload: default!(Option<&str>, "'point'"),
+    distributed: default!(Option<bool>, false),
+    shard_count: default!(Option<i32>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -310,6 +326,7 @@ pub fn keybench_run(
         required(f, "readers", readers),
         required(f, "read_workload", read_workload),
     )
+    .and_then(|p| with_distribution(p, required(f, "distributed", distributed), shard_count))
     .unwrap_or_else(|e| raise(e));
     let s = run(p);
     TableIterator::once(row_of(&p, &s))
@@ -387,7 +404,15 @@ pub fn keybench_compare(
 
 /// The kind, shape and payload width of run `run_id`, if it has finished and kept its table (as
 /// keybench.runs says; the table itself is named by construction from the id and the kind).
-fn kept_run(run_id: i64) -> Option<(String, String, i32)> {
+fn kept_run(function: &'static str, run_id: i64) -> Option<(String, String, i32)> {
+    if crate::pg::spi::one::<bool>(
+        "SELECT EXISTS (SELECT FROM keybench.run_nodes WHERE run_id = $1)",
+        &[run_id.into()],
+    )
+    .unwrap_or(false)
+    {
+        raise(RunError::DistributedTable(function, run_id));
+    }
     Spi::connect(|client| {
         let rows = client.select(
             "SELECT kind, shape, payload_width FROM keybench.runs
@@ -436,7 +461,7 @@ pub fn keybench_probe(
     }
     // The table is named from the run's id and kind, quoted by construction, never taken from
     // keybench.runs' text.
-    let found = kept_run(run_id);
+    let found = kept_run("keybench_probe", run_id);
     let no_table = || -> ! {
         pgrx::ereport!(
             ERROR,
@@ -564,7 +589,7 @@ pub fn keybench_read(
     let clients = clients.unwrap_or(1);
     let keep = required(f, "keep", keep);
     super::leader::hold_extension();
-    let Some((kind_name, shape, _)) = kept_run(run_id) else {
+    let Some((kind_name, shape, _)) = kept_run("keybench_read", run_id) else {
         raise(RunError::Read(ReadError::NoTable(run_id)))
     };
     let kind = Kind::parse(&kind_name).unwrap_or_else(|| raise(RunError::UnknownKind(kind_name)));

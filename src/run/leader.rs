@@ -43,6 +43,9 @@ const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuu
 /// Before any worker of a load starts: the caller may do what its workers will do (they act as
 /// the caller's role), and the server can spare `clients` worker slots.
 fn check_can_run(p: &Params) {
+    if p.distributed {
+        crate::inspect::citus::require("keybench_run with distributed => true");
+    }
     check_privileges(
         "keybench_run",
         "(has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
@@ -54,10 +57,13 @@ fn check_can_run(p: &Params) {
            'SELECT and INSERT on keybench.batches'),
          (NOT $2 OR has_table_privilege('keybench.run_reads', 'INSERT'),
            'INSERT on keybench.run_reads (readers)'),
+         (NOT $3 OR (has_table_privilege('keybench.run_nodes', 'INSERT') AND has_table_privilege('keybench.run_nodes', 'UPDATE')
+             AND has_table_privilege('keybench.run_shards', 'INSERT')),
+           'INSERT and UPDATE on keybench.run_nodes and INSERT on keybench.run_shards (distributed)'),
          (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
             OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
            'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
-        &[p.checkpoint_first, p.readers > 0],
+        &[p.checkpoint_first, p.readers > 0, p.distributed],
     );
     check_spare_workers("keybench_run", p.clients + p.readers);
 }

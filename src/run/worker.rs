@@ -6,6 +6,7 @@ use super::counters::*;
 use super::shared::*;
 use super::xact::*;
 use super::*;
+use crate::inspect::citus;
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use pgrx::bgworkers::BackgroundWorker;
 use pgrx::prelude::*;
@@ -116,6 +117,9 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
         for stmt in p.create_table(&ext, &table, &index) {
             spi_run(&stmt, &[]);
         }
+        if let Some(stmt) = p.distribute(&table) {
+            spi_run(&stmt, &[]);
+        }
         spi_run(
             "UPDATE keybench.runs SET table_name = $2 WHERE run_id = $1",
             &[run_id.into(), table.clone().into()],
@@ -134,6 +138,14 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     put_str(&mut shared.table, &table);
     if p.checkpoint_first {
         in_transaction(|| spi_run("CHECKPOINT", &[]))?;
+        if p.distributed {
+            in_transaction(|| {
+                citus::run_everywhere("CHECKPOINT", &citus::nodes(), "CHECKPOINT");
+            })?;
+        }
+    }
+    if p.distributed {
+        in_transaction(|| start_nodes(run_id))?;
     }
     in_transaction(|| {
         spi_run(
@@ -146,6 +158,156 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     })?;
     shared.load_start_ns.store(now_ns(), Ordering::Release);
     Ok(())
+}
+
+/// A distributed run: every node of the cluster and its WAL insert position, in keybench.run_nodes.
+fn start_nodes(run_id: i64) {
+    let nodes = citus::nodes();
+    let lsns = citus::run_everywhere(
+        "reading the WAL position",
+        &nodes,
+        "SELECT pg_catalog.pg_current_wal_insert_lsn()",
+    );
+    for (n, lsn) in nodes.iter().zip(lsns) {
+        spi_run(
+            "INSERT INTO keybench.run_nodes (run_id, node, coordinator, lsn_start) VALUES ($1, $2, $3, $4::pg_lsn)",
+            &[run_id.into(), n.label().into(), n.coordinator.into(), lsn.into()],
+        );
+    }
+}
+
+/// A distributed run's figures from the cluster, into keybench.run_nodes and keybench.run_shards,
+/// and into `s` for the whole run: WAL as the sum of the nodes' insert-LSN deltas (and WAL records
+/// and full-page images where every node's pg_walinspect could count them), heap and index bytes
+/// summed over the shards, leaf density and fragmentation over all their leaves.
+fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summary) {
+    let rows: Vec<(String, bool, String)> = Spi::connect(|c| {
+        c.select(
+            "SELECT node, coordinator, lsn_start::text FROM keybench.run_nodes WHERE run_id = $1 ORDER BY node",
+            None,
+            &[run_id.into()],
+        )?
+        .map(|r| {
+            Ok((
+                r.get::<String>(1)?.unwrap_or_default(),
+                r.get::<bool>(2)?.unwrap_or(false),
+                r.get::<String>(3)?.unwrap_or_default(),
+            ))
+        })
+        .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let nodes: Vec<citus::Node> = rows
+        .iter()
+        .map(|(label, coordinator, _)| {
+            let (name, port) = label.rsplit_once(':').unwrap_or((label, "0"));
+            citus::Node {
+                name: name.into(),
+                port: port.parse().unwrap_or(0),
+                coordinator: *coordinator,
+            }
+        })
+        .collect();
+    let refs: Vec<&citus::Node> = nodes.iter().collect();
+    // The LSNs are pg_lsn text from the nodes themselves (keybench.run_nodes.lsn_start::text).
+    let wal: Vec<String> = rows
+        .iter()
+        .map(|(_, _, lsn)| {
+            format!("SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), '{lsn}')::bigint")
+        })
+        .collect();
+    let wal = citus::run_on(&refs, &wal);
+    // Records and full-page images from the WAL itself, where pg_walinspect is installed, the
+    // role may use it and the WAL since the start is still there.
+    let inspect: Vec<String> = rows
+        .iter()
+        .map(|(_, _, lsn)| {
+            format!(
+                "WITH e AS (SELECT pg_catalog.pg_current_wal_flush_lsn() AS e)
+                 SELECT (SELECT sum(count) FROM e, pg_get_wal_stats('{lsn}', e.e))::bigint || ' ' ||
+                        (SELECT count(*) FILTER (WHERE block_fpi_length > 0) FROM e, pg_get_wal_block_info('{lsn}', e.e, false))"
+            )
+        })
+        .collect();
+    let inspect = citus::run_on(&refs, &inspect);
+    let shards =
+        citus::shard_figures(index, ext, true).unwrap_or_else(|e| crate::pg::error::raise(e));
+    let (mut wal_total, mut records, mut fpis) = (0i64, Some(0i64), Some(0i64));
+    for ((n, w), i) in nodes.iter().zip(wal).zip(inspect) {
+        let wal_bytes = w
+            .unwrap_or_else(|e| {
+                crate::pg::error::raise(citus::CitusError::Node(
+                    "reading the WAL position".into(),
+                    n.label(),
+                    e.trim().into(),
+                ))
+            })
+            .and_then(|t| t.parse::<i64>().ok())
+            .unwrap_or(0);
+        wal_total += wal_bytes;
+        let counted: Option<(i64, i64)> = i.ok().flatten().and_then(|t| {
+            let (r, f) = t.split_once(' ')?;
+            Some((r.parse().ok()?, f.parse().ok()?))
+        });
+        records = records.zip(counted).map(|(a, c)| a + c.0);
+        fpis = fpis.zip(counted).map(|(a, c)| a + c.1);
+        let mine: Vec<&citus::ShardFigures> =
+            shards.iter().filter(|f| f.node == n.label()).collect();
+        let leaves: Vec<(i64, f64, f64)> = mine
+            .iter()
+            .map(|f| (f.leaf_pages, f.avg_leaf_density, f.leaf_fragmentation))
+            .collect();
+        let (density, fragmentation) = citus::combine(&leaves);
+        spi_run(
+            "UPDATE keybench.run_nodes SET lsn_end = lsn_start + $3::numeric, wal_bytes = $3, wal_records = $4,
+                wal_fpi = $5, shards = $6, heap_bytes = $7, index_bytes = $8, avg_leaf_density = $9,
+                leaf_fragmentation = $10
+             WHERE run_id = $1 AND node = $2",
+            &[
+                run_id.into(),
+                n.label().into(),
+                wal_bytes.into(),
+                counted.map(|c| c.0).into(),
+                counted.map(|c| c.1).into(),
+                (mine.len() as i32).into(),
+                mine.iter().map(|f| f.heap_bytes).sum::<i64>().into(),
+                mine.iter().map(|f| f.index_bytes).sum::<i64>().into(),
+                (!density.is_nan()).then_some(density).into(),
+                (!fragmentation.is_nan()).then_some(fragmentation).into(),
+            ],
+        );
+    }
+    for f in &shards {
+        spi_run(
+            "INSERT INTO keybench.run_shards (run_id, shard_id, node, heap_bytes, index_bytes, leaf_pages,
+                avg_leaf_density, leaf_fragmentation, row_estimate)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                run_id.into(),
+                f.shard_id.into(),
+                f.node.clone().into(),
+                f.heap_bytes.into(),
+                f.index_bytes.into(),
+                f.leaf_pages.into(),
+                (!f.avg_leaf_density.is_nan()).then_some(f.avg_leaf_density).into(),
+                (!f.leaf_fragmentation.is_nan()).then_some(f.leaf_fragmentation).into(),
+                f.row_estimate.into(),
+            ],
+        );
+    }
+    let leaves: Vec<(i64, f64, f64)> = shards
+        .iter()
+        .map(|f| (f.leaf_pages, f.avg_leaf_density, f.leaf_fragmentation))
+        .collect();
+    let (density, fragmentation) = citus::combine(&leaves);
+    s.lsn_delta = wal_total;
+    s.counters.wal_bytes = wal_total;
+    s.counters.wal_records = records.unwrap_or(s.counters.wal_records);
+    s.counters.wal_fpi = fpis.unwrap_or(s.counters.wal_fpi);
+    s.heap_bytes = shards.iter().map(|f| f.heap_bytes).sum();
+    s.index_bytes = shards.iter().map(|f| f.index_bytes).sum();
+    s.avg_leaf_density = density;
+    s.leaf_fragmentation = fragmentation;
 }
 
 /// The run's table (schema-qualified) and primary-key names, quoted by construction.
@@ -317,6 +479,10 @@ fn finish(shared: &mut Shared) {
             })
         })
         .unwrap_or_else(|e| pgrx::error!("{e}"));
+        let mut totals = totals;
+        if p.distributed {
+            finish_distributed(run_id, index, &shared.ext_schema(), &mut totals);
+        }
         let s = &totals;
         let mut args: Vec<pgrx::datum::DatumWithOid> =
             vec![run_id.into(), s.batches.into(), s.elapsed_ms.into()];
@@ -369,7 +535,11 @@ fn finish(shared: &mut Shared) {
     }
 }
 
-/// Set one of keybench's settings for this worker's session.
+/// The connections per Citus node a loader of a distributed run keeps between batches (Citus's
+/// default executor pool size, so that no batch opens new ones).
+pub const DISTRIBUTED_CACHED_CONNECTIONS: i32 = 16;
+
+/// Set one of keybench's (or, for a distributed run, Citus's) settings for this worker's session.
 fn set_guc(name: &std::ffi::CStr, value: &str) {
     let value = std::ffi::CString::new(value).expect("settings have no NUL");
     // SAFETY: both strings outlive the call, which copies them.
@@ -556,6 +726,15 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
             c"keybench.clock_skew_ms",
             &p.client_skew_ms(client as i32).to_string(),
         );
+        if p.distributed {
+            // Keep this worker's connections to the Citus workers between batches, as a pooled
+            // application's sessions do: by default Citus keeps one per node, and a batch over
+            // many shards would open up to citus.max_adaptive_executor_pool_size new ones each time.
+            set_guc(
+                c"citus.max_cached_conns_per_worker",
+                &DISTRIBUTED_CACHED_CONNECTIONS.to_string(),
+            );
+        }
     }
     let ok = if client == 0 {
         let ok = if stop_requested(shared) {

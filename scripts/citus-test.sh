@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# keybench on a Citus cluster: a throwaway coordinator and 2 workers of PostgreSQL MAJOR (default
+# 18), each with citus and keybench preloaded and keybench.node_id = its index (scripts/citus.sh
+# builds Citus once, cached outside the clone). Every check is a SQL query:
+#   - keybench_run(..., distributed => true) for bigint, snowflake, uuidv7, uuidv4: the table is
+#     hash-distributed, every row lands, per-node WAL and per-shard density are recorded, and the
+#     run's totals are the nodes' and shards' together
+#   - keybench_shard_density and keybench_audit on a distributed table
+#   - snowflake ids unique across nodes: six sessions insert at once, two on each node, with the
+#     default evaluated on the coordinator and on the workers
+#   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
+#   - a cancelled distributed run leaves no table and no shard behind
+# Usage: scripts/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/citus.sh
+v=${1:-18}
+trap citus_cluster_stop EXIT
+failed=0
+check() { # check DESCRIPTION EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then echo "ok - citus: $1"; else echo "not ok - citus: $1 (expected '$2', got '$3')"; failed=1; fi
+}
+citus_install "$v" >/dev/null || { echo "not ok - citus: build and install Citus for PostgreSQL $v"; exit 1; }
+citus_cluster_start "$v" 2 $((57100 + 10 * (v - 10))) fsync=off keybench.progress_interval=0 \
+  || { echo "not ok - citus: cluster"; exit 1; }
+q() { citus_psql 0 -c "$1" 2>&1; }
+err() { # err SQL: the SQLSTATE and message of the ERROR it raises
+  citus_psql 0 -v VERBOSITY=verbose -c "$1" 2>&1 | sed -n 's/^ERROR:  //p' | head -1
+}
+check "nodes have keybench.node_id 0, 1, 2" "0,1,2" \
+  "$(q "SELECT string_agg(result, ',' ORDER BY result) FROM run_command_on_all_nodes('SHOW keybench.node_id')")"
+
+# One distributed run per kind; the bigint one with two loaders.
+for kind in bigint snowflake uuidv7 uuidv4; do
+  clients=1; [ $kind = bigint ] && clients=2
+  id=$(q "SELECT run_id FROM keybench_run('$kind', 20000, clients => $clients, distributed => true, shard_count => 6, keep => true)")
+  check "$kind: distributed run done" done "$(q "SELECT status FROM keybench.runs WHERE run_id = '$id'")"
+  check "$kind: the table is hash-distributed on id over 6 shards" "h|id|6" \
+    "$(q "SELECT p.partmethod, column_to_column_name(p.logicalrelid, p.partkey), (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid)
+          FROM pg_dist_partition p WHERE p.logicalrelid = 'keybench.run_${id}_$kind'::regclass")"
+  check "$kind: every row landed, once" "20000|20000" "$(q "SELECT count(*), count(DISTINCT id) FROM keybench.run_${id}_$kind")"
+  check "$kind: every node recorded, the coordinator once" "3|1" \
+    "$(q "SELECT count(*), count(*) FILTER (WHERE coordinator) FROM keybench.run_nodes WHERE run_id = $id")"
+  check "$kind: both workers wrote WAL and hold 3 shards each" "t" \
+    "$(q "SELECT bool_and(wal_bytes > 0 AND shards = 3 AND lsn_end > lsn_start) FROM keybench.run_nodes WHERE run_id = $id AND NOT coordinator")"
+  check "$kind: the run's WAL is the nodes' together" "t" \
+    "$(q "SELECT r.lsn_delta = sum(n.wal_bytes) AND r.wal_bytes = sum(n.wal_bytes) FROM keybench.runs r JOIN keybench.run_nodes n USING (run_id) WHERE run_id = $id GROUP BY r.lsn_delta, r.wal_bytes")"
+  check "$kind: full-page images and WAL records counted on every node (pg_walinspect)" "t" \
+    "$(q "SELECT bool_and(wal_fpi IS NOT NULL AND wal_records > 0) FROM keybench.run_nodes WHERE run_id = $id")"
+  check "$kind: 6 shards measured, sizes and density summed as the run's" "6|t|t" \
+    "$(q "SELECT count(*), sum(s.index_bytes) = r.index_bytes AND sum(s.heap_bytes) = r.heap_bytes,
+                 abs(sum(s.leaf_pages * s.avg_leaf_density) / sum(s.leaf_pages) - r.avg_leaf_density) < 1e-9
+          FROM keybench.run_shards s JOIN keybench.runs r USING (run_id) WHERE run_id = $id
+          GROUP BY r.index_bytes, r.heap_bytes, r.avg_leaf_density")"
+  check "$kind: each node's figures are its shards'" "t" \
+    "$(q "SELECT bool_and(n.index_bytes = (SELECT coalesce(sum(index_bytes), 0) FROM keybench.run_shards s WHERE s.run_id = n.run_id AND s.node = n.node))
+          FROM keybench.run_nodes n WHERE run_id = $id")"
+  check "$kind: keybench_shard_density gives the recorded shards" "t" \
+    "$(q "SELECT array_agg((shard_id, node, index_bytes, leaf_pages, avg_leaf_density) ORDER BY shard_id, node)
+                 = (SELECT array_agg((shard_id, node, index_bytes, leaf_pages, avg_leaf_density) ORDER BY shard_id, node) FROM keybench.run_shards WHERE run_id = $id)
+          FROM keybench_shard_density('keybench.run_${id}_${kind}_pkey')")"
+done
+# What keys are: random uuids leave their leaves part-full on every shard, time-ordered keys keep
+# each shard's leaves full (each shard still receives its keys in order).
+check "uuidv4 shards are less dense than uuidv7 shards" t \
+  "$(q "SELECT max(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv4') < min(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv7')
+        FROM keybench.run_shards s JOIN keybench.runs r USING (run_id)")"
+
+u4=$(q "SELECT run_id FROM keybench.runs WHERE kind = 'uuidv4' AND status = 'done' ORDER BY run_id DESC LIMIT 1")
+check "keybench_audit: a distributed uuidv4 table, its shards' index bytes and density, and a verdict" "uuid v4 (random)|t|t|t" \
+  "$(q "SELECT a.key_kind, a.index_bytes = r.index_bytes, abs(a.avg_leaf_density - r.avg_leaf_density) < 1e-9,
+               a.verdict LIKE '%Change the default to UUID v7%Distributed by Citus over 6 shard placements on 2 nodes%leaf density per shard%'
+        FROM keybench_audit('keybench') a JOIN keybench.runs r ON a.table_name = 'run_' || r.run_id || '_uuidv4'
+        WHERE r.run_id = $u4")"
+check "keybench_read refuses a distributed run" "0A000: keybench_read cannot measure run $u4: its table is distributed over a Citus cluster" \
+  "$(err "SELECT * FROM keybench_read($u4)")"
+check "keybench_probe refuses a distributed run" "0A000: keybench_probe cannot measure run $u4: its table is distributed over a Citus cluster" \
+  "$(err "SELECT * FROM keybench_probe($u4)")"
+check "method copy is refused for a distributed run" \
+  "0A000: a distributed run cannot take method copy, whose COPY goes into the coordinator's table without Citus" \
+  "$(err "SELECT * FROM keybench_run('uuidv7', 100, method => 'copy', distributed => true)")"
+
+# Snowflake ids across nodes: six sessions at once, two per node, each inserting 20 batches of
+# 250 rows into one distributed table. On the coordinator the default is evaluated there; on a
+# worker (Citus runs the INSERT from any node) it is evaluated on that worker, with its node id.
+q "CREATE TABLE sf (id bigint NOT NULL DEFAULT snowflake_id() PRIMARY KEY, node int NOT NULL, session int NOT NULL);
+   SELECT create_distributed_table('sf', 'id', shard_count => 8)" >/dev/null
+pids=()
+for s in 0 1 2 3 4 5; do
+  node=$((s / 2))
+  ( for b in $(seq 20); do
+      citus_psql "$node" -c "INSERT INTO sf (node, session) SELECT $node, $s FROM generate_series(1, 250)" >/dev/null 2>>"target/citus-sf-$s.err" || exit 1
+    done ) &
+  pids+=($!)
+done
+sessions_ok=0
+for p in "${pids[@]}"; do wait "$p" && sessions_ok=$((sessions_ok + 1)); done
+check "six concurrent sessions on three nodes all inserted without error" 6 "$sessions_ok"
+check "30,000 snowflake ids, all distinct" "30000|30000" "$(q "SELECT count(*), count(DISTINCT id) FROM sf")"
+check "each id carries the node id of the node that generated it" "0:10000,1:10000,2:10000|t" \
+  "$(q "SELECT string_agg(n || ':' || c, ',' ORDER BY n), bool_and(ok) FROM (
+          SELECT snowflake_node(id) AS n, count(*) AS c, bool_and(snowflake_node(id) = node) AS ok FROM sf GROUP BY 1) x")"
+rm -f target/citus-sf-*.err
+
+# A cancelled distributed run: marked cancelled, its distributed table and every shard dropped.
+check "a distributed run cut by statement_timeout is cancelled" "57014" \
+  "$(citus_psql 0 -v VERBOSITY=sqlstate -c "SET statement_timeout = '3s'" \
+      -c "SELECT * FROM keybench_run('uuidv4', 50000000, distributed => true, shard_count => 4)" 2>&1 | sed -n 's/^ERROR:  //p' | head -1)"
+cancelled=$(q "SELECT max(run_id) FROM keybench.runs")
+for i in $(seq 300); do [ "$(q "SELECT status FROM keybench.runs WHERE run_id = $cancelled")" = running ] || break; sleep 0.2; done
+check "the cancelled run is marked cancelled" cancelled "$(q "SELECT status FROM keybench.runs WHERE run_id = $cancelled")"
+check "its table is gone from the coordinator" "t|0" \
+  "$(q "SELECT to_regclass('keybench.run_${cancelled}_uuidv4') IS NULL, (SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::text LIKE 'keybench.run_${cancelled}_%')")"
+shards_on() { # shards_on WORKER RUN_ID: the relations of that run on the worker (shards, their
+  # indexes, and the table and index Citus keeps on every node for its metadata)
+  citus_psql "$1" -q -c "SET citus.show_shards_for_app_name_prefixes = '*'" \
+    -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'run\_$2\_%'"
+}
+check "(a kept run's 3 shards per worker, their indexes and the table are found there)" "8,8" "$(shards_on 1 "$u4"),$(shards_on 2 "$u4")"
+check "and its shards from the workers" "0,0" "$(shards_on 1 "$cancelled"),$(shards_on 2 "$cancelled")"
+check "no keybench worker is left" 0 "$(q "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'keybench run worker'")"
+exit $failed

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The key choice on a Citus cluster: bigint (identity, from the coordinator's sequence),
+# snowflake, uuidv7 and uuidv4 as the distribution key of a table hashed over SHARDS shards on a
+# throwaway local cluster of a coordinator and 2 workers (scripts/citus.sh), ROWS rows each, loaded
+# by keybench_run(..., distributed => true) from the coordinator with 2 clients. Twice: with
+# PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
+# index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
+# docs/DISTRIBUTED.md (override with OUT=...).
+# Usage: scripts/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${1:-1000000} v=${2:-18} shards=${3:-32}
+out=${OUT:-docs/DISTRIBUTED.md}
+kinds=(bigint snowflake uuidv7 uuidv4)
+bash scripts/setup.sh >/dev/null
+. scripts/citus.sh
+install_release "$v"
+citus_install "$v"
+trap citus_cluster_stop EXIT
+q() { citus_psql 0 -c "$1"; }
+# Blocks each worker read from outside its shared buffers and found in them, from its
+# pg_stat_database (the nodes' backends report their counters when they go idle or exit: the
+# reading waits 2 s after the run for them).
+blocks() { # blocks NODE: "read hit" of this database
+  citus_psql "$1" -c "SELECT blks_read || ' ' || blks_hit FROM pg_stat_database WHERE datname = current_database()"
+}
+reads="$KB_ROOT/target/distributed-reads.csv"; : > "$reads"
+started=$(date +%s)
+for sb in 128MB 16MB; do
+  # Run ids start at 1 in each cluster: the report adds 100 to the second cluster's.
+  off=0; [ $sb = 16MB ] && off=100
+  citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB
+  for kind in "${kinds[@]}"; do
+    b1=($(blocks 1)); b2=($(blocks 2))
+    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, clients => 2, distributed => true, shard_count => $shards, checkpoint_first => true)")
+    sleep 2
+    a1=($(blocks 1)); a2=($(blocks 2))
+    echo "$((run + off)),${CITUS_NODES[1]#*:},$((a1[0] - b1[0])),$((a1[1] - b1[1]))" >> "$reads"
+    echo "$((run + off)),${CITUS_NODES[2]#*:},$((a2[0] - b2[0])),$((a2[1] - b2[1]))" >> "$reads"
+    echo "shared_buffers $sb: $kind done (run $run)"
+  done
+  server_version=$(q "SHOW server_version")
+  citus_version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
+  # Keep this cluster's results for the report: the next one starts from an empty database.
+  q "COPY (SELECT * FROM keybench.runs) TO STDOUT" > "$KB_ROOT/target/distributed-runs-$sb.tsv"
+  q "COPY (SELECT * FROM keybench.run_nodes) TO STDOUT" > "$KB_ROOT/target/distributed-nodes-$sb.tsv"
+  q "COPY (SELECT * FROM keybench.run_shards) TO STDOUT" > "$KB_ROOT/target/distributed-shards-$sb.tsv"
+  citus_cluster_stop
+done
+elapsed=$(( $(date +%s) - started ))
+
+# The report, written from the recorded figures by a one-node cluster holding them all.
+cluster_start distributed-report "$v" $((57390 + v)) >/dev/null
+r() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+r "CREATE EXTENSION keybench" >/dev/null
+r "CREATE TABLE runs (LIKE keybench.runs); CREATE TABLE nodes (LIKE keybench.run_nodes);
+   CREATE TABLE shards (LIKE keybench.run_shards); CREATE TABLE reads (run_id bigint, port int, blks_read bigint, blks_hit bigint)" >/dev/null
+for sb in 128MB 16MB; do
+  off=0; [ $sb = 16MB ] && off=100
+  for t in runs:runs nodes:run_nodes shards:run_shards; do
+    r "CREATE TEMP TABLE t (LIKE keybench.${t#*:}); COPY t FROM STDIN; UPDATE t SET run_id = run_id + $off;
+       INSERT INTO ${t%%:*} SELECT * FROM t" < "$KB_ROOT/target/distributed-${t%%:*}-$sb.tsv" >/dev/null
+  done
+done
+r "COPY reads FROM STDIN WITH (FORMAT csv)" < "$reads" >/dev/null
+
+table() { # table SQL: markdown rows from a query returning one text column per row
+  r "$1"
+}
+{
+cat <<EOF
+# keybench on a Citus cluster
+
+Written by \`scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
+throwaway cluster on this machine (2 cores): a Citus $citus_version coordinator and 2 workers, each PostgreSQL
+$server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums off, every
+other setting PostgreSQL's default but shared_buffers and max_wal_size (4 GB). Each run is
+
+    SELECT * FROM keybench_run(kind, $rows, clients => 2, distributed => true, shard_count => $shards,
+                               checkpoint_first => true);
+
+on the coordinator: a table of experiment A's shape hash-distributed on its key over $shards shards
+(16 on each worker; the coordinator holds none), loaded in 1,000-row batches by two background
+workers on the coordinator, the key from its column default, evaluated on the coordinator. bigint
+is an identity column (the coordinator's sequence).
+
+Where the figures come from:
+- **WAL per node**: the node's insert-LSN delta over the run (\`pg_current_wal_insert_lsn()\` on each
+  node through Citus's \`master_run_on_worker\`); **FPIs**: full-page images counted in that WAL by
+  the node's pg_walinspect (\`pg_get_wal_block_info\`). keybench.run_nodes.
+- **Index size and leaf density per shard**: keybench_density of each shard's index on its node
+  (keybench.run_shards, keybench_shard_density); the run's density is over all shards' leaves.
+- **Blocks read per node**: the worker's \`pg_stat_database\` blks_read and blks_hit deltas, read by
+  this script 2 s after each run (backends report those counters when they go idle or exit), so
+  they also count the few blocks anything else on the node read meanwhile.
+
+## Insert rate, WAL and density
+
+| shared_buffers per node | key | rows/s | WAL, all nodes | WAL per row | FPIs | index, all shards | leaf density | fragmentation | density per shard (min-max) |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+EOF
+table "SELECT format('| %s | %s | %s | %s | %s B | %s | %s | %s%% | %s%% | %s-%s%% |', r.shared_buffers, r.kind,
+              to_char(round(r.rows_per_sec), 'FM999,999,999'), pg_size_pretty(r.wal_bytes), round(r.wal_bytes::numeric / r.rows),
+              to_char(r.wal_fpi, 'FM999,999,999'), pg_size_pretty(r.index_bytes), round(r.avg_leaf_density::numeric, 2),
+              round(r.leaf_fragmentation::numeric, 2), round(min(s.avg_leaf_density)::numeric, 1), round(max(s.avg_leaf_density)::numeric, 1))
+       FROM runs r JOIN shards s USING (run_id)
+       GROUP BY r.run_id, r.shared_buffers, r.kind, r.rows_per_sec, r.wal_bytes, r.rows, r.wal_fpi, r.index_bytes, r.avg_leaf_density, r.leaf_fragmentation
+       ORDER BY r.run_id"
+cat <<EOF
+
+## Per node
+
+| shared_buffers | key | node | shards | WAL | FPIs | index | leaf density | blocks read | blocks hit |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+EOF
+table "SELECT format('| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s |', r.shared_buffers, r.kind, n.node,
+              CASE WHEN n.coordinator THEN ' (coordinator)' ELSE '' END, n.shards, pg_size_pretty(n.wal_bytes),
+              to_char(n.wal_fpi, 'FM999,999,999'), pg_size_pretty(n.index_bytes),
+              coalesce(round(n.avg_leaf_density::numeric, 2) || '%', '-'),
+              coalesce(to_char(b.blks_read, 'FM999,999,999'), '-'), coalesce(to_char(b.blks_hit, 'FM999,999,999'), '-'))
+       FROM runs r JOIN nodes n USING (run_id)
+       LEFT JOIN reads b ON b.run_id = r.run_id AND n.node LIKE '%:' || b.port
+       ORDER BY r.run_id, n.coordinator DESC, n.node"
+cat <<EOF
+
+## What it shows
+
+EOF
+r "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
+   SELECT 1 AS o, format('- **Each shard keeps its keys in order.** Hashing spreads uuidv7 and snowflake keys over the shards, but each shard still receives its share in increasing order, so their leaves stay %s-%s%% full on every shard, as on one server; uuidv4 leaves %s-%s%%.',
+       round(min(s.avg_leaf_density) FILTER (WHERE r.kind IN ('uuidv7', 'snowflake', 'bigint'))::numeric, 1),
+       round(max(s.avg_leaf_density) FILTER (WHERE r.kind IN ('uuidv7', 'snowflake', 'bigint'))::numeric, 1),
+       round(min(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv4')::numeric, 1),
+       round(max(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv4')::numeric, 1)) AS line
+   FROM runs r JOIN shards s USING (run_id) WHERE r.shared_buffers = '128MB'
+   UNION ALL
+   SELECT 2, format('- **The cache cliff, per node.** With 16 MB of shared_buffers per node, uuidv4 loads at %s rows/s against %s with 128 MB, and each worker read %s blocks from outside its shared buffers (uuidv7: %s rows/s, %s blocks per worker).',
+       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '16MB')), 'FM999,999,999'),
+       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '128MB')), 'FM999,999,999'),
+       (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv4' AND x.shared_buffers = '16MB'),
+       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv7' AND shared_buffers = '16MB')), 'FM999,999,999'),
+       (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv7' AND x.shared_buffers = '16MB'))
+   FROM runs) x"
+cat <<EOF
+- **Snowflake ids stay unique across nodes** when every node has its own \`keybench.node_id\`:
+  scripts/citus-test.sh inserts from six sessions at once, two on each node, with the default
+  evaluated on the coordinator and on the workers, and finds every id distinct and carrying the id
+  of the node that made it. Set it per node (\`ALTER SYSTEM SET keybench.node_id = N\` on each, then
+  \`SELECT pg_reload_conf()\`): ids made on two nodes with the same node id in the same millisecond
+  can collide.
+
+## What a one-machine cluster cannot show
+
+All three nodes share this machine's 2 cores, memory and disk, and talk over loopback:
+- **no network latency**: every batch's round trips to the workers cost microseconds here, where
+  a real cluster pays a network round trip per batch and shard group;
+- **no parallel disks or CPUs**: the workers compete for the same cores and disk, so the rates
+  are not what 2 real workers would sustain, and adding workers here would not scale them;
+- **one page cache**: a block a worker reads "from outside shared buffers" usually comes from
+  the shared OS page cache, not a disk.
+The comparison between keys (WAL, full-page images, leaf density, blocks read) is what carries
+over; the absolute rates do not.
+EOF
+} > "$out"
+cluster_stop distributed-report "$v"
+echo "wrote $out"
