@@ -5,7 +5,7 @@
 #   - keybench_run(..., distributed => true) for bigint, snowflake, uuidv7, uuidv4: the table is
 #     hash-distributed, every row lands, per-node WAL and per-shard density are recorded, and the
 #     run's totals are the nodes' and shards' together
-#   - keybench_shard_density and keybench_audit on a distributed table
+#   - keybench_shard_density and keybench_audit on a distributed table; export and import
 #   - snowflake ids unique across nodes: six sessions insert at once, two on each node, with the
 #     default evaluated on the coordinator and on the workers
 #   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
@@ -72,6 +72,12 @@ check "keybench_audit: a distributed uuidv4 table, its shards' index bytes and d
                a.verdict LIKE '%Change the default to UUID v7%Distributed by Citus over 6 shard placements on 2 nodes%leaf density per shard%'
         FROM keybench_audit('keybench') a JOIN keybench.runs r ON a.table_name = 'run_' || r.run_id || '_uuidv4'
         WHERE r.run_id = $u4")"
+imported=$(q "SELECT run_id FROM keybench_import(keybench_export(ARRAY[$u4]::bigint[]))")
+check "keybench_export/keybench_import carry a distributed run's nodes and shards" "t|t" \
+  "$(q "SELECT (SELECT array_agg((node, coordinator, lsn_start, wal_bytes, wal_fpi, shards, index_bytes, avg_leaf_density) ORDER BY node) FROM keybench.run_nodes WHERE run_id = $imported)
+             = (SELECT array_agg((node, coordinator, lsn_start, wal_bytes, wal_fpi, shards, index_bytes, avg_leaf_density) ORDER BY node) FROM keybench.run_nodes WHERE run_id = $u4),
+               (SELECT array_agg((shard_id, node, heap_bytes, index_bytes, leaf_pages, avg_leaf_density, leaf_fragmentation) ORDER BY shard_id) FROM keybench.run_shards WHERE run_id = $imported)
+             = (SELECT array_agg((shard_id, node, heap_bytes, index_bytes, leaf_pages, avg_leaf_density, leaf_fragmentation) ORDER BY shard_id) FROM keybench.run_shards WHERE run_id = $u4)")"
 check "keybench_read refuses a distributed run" "0A000: keybench_read cannot measure run $u4: its table is distributed over a Citus cluster" \
   "$(err "SELECT * FROM keybench_read($u4)")"
 check "keybench_probe refuses a distributed run" "0A000: keybench_probe cannot measure run $u4: its table is distributed over a Citus cluster" \
@@ -79,6 +85,26 @@ check "keybench_probe refuses a distributed run" "0A000: keybench_probe cannot m
 check "method copy is refused for a distributed run" \
   "0A000: a distributed run cannot take method copy, whose COPY goes into the coordinator's table without Citus" \
   "$(err "SELECT * FROM keybench_run('uuidv7', 100, method => 'copy', distributed => true)")"
+
+# An ordinary role with the README's GRANTs: its workers and their Citus connections act as it
+# (Citus creates the role on the workers too). Without pg_walinspect's privileges its nodes cannot
+# count records and full-page images: those are NULL, not the coordinator's own counts.
+q "CREATE ROLE kb_alice LOGIN; GRANT EXECUTE ON FUNCTION keybench_run TO kb_alice;
+   GRANT USAGE, CREATE ON SCHEMA keybench TO kb_alice; GRANT SELECT, INSERT, UPDATE ON keybench.runs TO kb_alice;
+   GRANT SELECT, INSERT ON keybench.batches TO kb_alice" >/dev/null
+check "a role without INSERT on keybench.run_nodes is refused up front" \
+  "42501: permission denied to start keybench_run as role \"kb_alice\": it lacks INSERT and UPDATE on keybench.run_nodes and INSERT on keybench.run_shards (distributed)" \
+  "$(err "SET ROLE kb_alice; SELECT * FROM keybench_run('uuidv7', 5000, distributed => true)")"
+q "GRANT INSERT, UPDATE ON keybench.run_nodes TO kb_alice; GRANT INSERT ON keybench.run_shards TO kb_alice" >/dev/null
+# Its shards are created in schema keybench on the workers, where Citus does not carry the GRANT.
+q "SELECT run_command_on_workers(\$\$GRANT USAGE, CREATE ON SCHEMA keybench TO kb_alice\$\$)" >/dev/null
+alice=$(citus_psql 0 -q -c "SET ROLE kb_alice" -c "SELECT run_id || ' ' || (fpi IS NULL) FROM keybench_run('uuidv7', 5000, distributed => true, shard_count => 4)" 2>&1)
+check "an ordinary role's distributed run returns no FPI count" true "${alice#* }"
+check "it is done, with WAL on every node and FPIs unknown (NULL)" "done|t|3|4" \
+  "$(q "SELECT r.status, r.wal_fpi IS NULL AND r.wal_records IS NULL AND r.wal_bytes > 0,
+        (SELECT count(*) FROM keybench.run_nodes n WHERE n.run_id = r.run_id AND n.wal_bytes > 0 AND n.wal_fpi IS NULL),
+        (SELECT count(*) FROM keybench.run_shards s WHERE s.run_id = r.run_id)
+      FROM keybench.runs r WHERE r.run_id = '${alice%% *}'")"
 
 # Snowflake ids across nodes: six sessions at once, two per node, each inserting 20 batches of
 # 250 rows into one distributed table. On the coordinator the default is evaluated there; on a

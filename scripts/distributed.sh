@@ -2,7 +2,7 @@
 # The key choice on a Citus cluster: bigint (identity, from the coordinator's sequence),
 # snowflake, uuidv7 and uuidv4 as the distribution key of a table hashed over SHARDS shards on a
 # throwaway local cluster of a coordinator and 2 workers (scripts/citus.sh), ROWS rows each, loaded
-# by keybench_run(..., distributed => true) from the coordinator with 2 clients. Twice: with
+# by keybench_run(..., distributed => true) from the coordinator (CLIENTS loaders, default 1). Twice: with
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
 # docs/DISTRIBUTED.md (override with OUT=...).
@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000} v=${2:-18} shards=${3:-32}
 out=${OUT:-docs/DISTRIBUTED.md}
+clients=${CLIENTS:-1}
 kinds=(bigint snowflake uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
 . scripts/citus.sh
@@ -32,7 +33,7 @@ for sb in 128MB 16MB; do
   citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB
   for kind in "${kinds[@]}"; do
     b1=($(blocks 1)); b2=($(blocks 2))
-    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, clients => 2, distributed => true, shard_count => $shards, checkpoint_first => true)")
+    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, clients => $clients, distributed => true, shard_count => $shards, checkpoint_first => true)")
     sleep 2
     a1=($(blocks 1)); a2=($(blocks 2))
     echo "$((run + off)),${CITUS_NODES[1]#*:},$((a1[0] - b1[0])),$((a1[1] - b1[1]))" >> "$reads"
@@ -40,6 +41,7 @@ for sb in 128MB 16MB; do
     echo "shared_buffers $sb: $kind done (run $run)"
   done
   server_version=$(q "SHOW server_version")
+  checksums=$(q "SHOW data_checksums")
   citus_version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
   # Keep this cluster's results for the report: the next one starts from an empty database.
   q "COPY (SELECT * FROM keybench.runs) TO STDOUT" > "$KB_ROOT/target/distributed-runs-$sb.tsv"
@@ -58,8 +60,8 @@ r "CREATE TABLE runs (LIKE keybench.runs); CREATE TABLE nodes (LIKE keybench.run
 for sb in 128MB 16MB; do
   off=0; [ $sb = 16MB ] && off=100
   for t in runs:runs nodes:run_nodes shards:run_shards; do
-    r "CREATE TEMP TABLE t (LIKE keybench.${t#*:}); COPY t FROM STDIN; UPDATE t SET run_id = run_id + $off;
-       INSERT INTO ${t%%:*} SELECT * FROM t" < "$KB_ROOT/target/distributed-${t%%:*}-$sb.tsv" >/dev/null
+    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -c "CREATE TEMP TABLE t (LIKE keybench.${t#*:})" -c "COPY t FROM STDIN" \
+      -c "UPDATE t SET run_id = run_id + $off" -c "INSERT INTO ${t%%:*} SELECT * FROM t" < "$KB_ROOT/target/distributed-${t%%:*}-$sb.tsv"
   done
 done
 r "COPY reads FROM STDIN WITH (FORMAT csv)" < "$reads" >/dev/null
@@ -71,18 +73,20 @@ table() { # table SQL: markdown rows from a query returning one text column per 
 cat <<EOF
 # keybench on a Citus cluster
 
-Written by \`scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
+Written by \`CLIENTS=$clients scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
 throwaway cluster on this machine (2 cores): a Citus $citus_version coordinator and 2 workers, each PostgreSQL
-$server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums off, every
+$server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums $checksums, every
 other setting PostgreSQL's default but shared_buffers and max_wal_size (4 GB). Each run is
 
-    SELECT * FROM keybench_run(kind, $rows, clients => 2, distributed => true, shard_count => $shards,
+    SELECT * FROM keybench_run(kind, $rows, clients => $clients, distributed => true, shard_count => $shards,
                                checkpoint_first => true);
 
 on the coordinator: a table of experiment A's shape hash-distributed on its key over $shards shards
-(16 on each worker; the coordinator holds none), loaded in 1,000-row batches by two background
-workers on the coordinator, the key from its column default, evaluated on the coordinator. bigint
-is an identity column (the coordinator's sequence).
+($((shards / 2)) on each worker; the coordinator holds none), loaded in 1,000-row batches by $clients background
+worker(s) on the coordinator, the key from its column default, evaluated on the coordinator. bigint
+is an identity column (the coordinator's sequence). The loaders keep their connections to the
+workers between batches (\`citus.max_cached_conns_per_worker\` = 16 in their own sessions), as a
+pooled application's sessions would.
 
 Where the figures come from:
 - **WAL per node**: the node's insert-LSN delta over the run (\`pg_current_wal_insert_lsn()\` on each

@@ -662,6 +662,7 @@ mod unit_tests {
             density: Some(71.25),
             fragmentation: Some(49.5),
             uuidv7_call: "uuidv7()".into(),
+            distributed: None,
         };
         let (label, v) = verdict(KeyKind::UuidV4, &f);
         assert_eq!(label, "random uuid default");
@@ -686,6 +687,25 @@ mod unit_tests {
         );
         assert_eq!(label, "ok");
         assert!(v.contains("No change needed") && v.contains("90.10%"));
+        // A distributed table's verdict ends with how it is spread.
+        let (_, v) = verdict(
+            KeyKind::UuidV7,
+            &Facts {
+                density: Some(89.6),
+                fragmentation: Some(0.0),
+                distributed: Some(
+                    "Distributed by Citus over 32 shard placements on 2 nodes.".into(),
+                ),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.starts_with("Time-ordered key")
+                && v.ends_with(
+                    "No change needed. Distributed by Citus over 32 shard placements on 2 nodes."
+                ),
+            "{v}"
+        );
         let (label, v) = verdict(
             KeyKind::Identity,
             &Facts {

@@ -350,6 +350,52 @@ pub struct RunRead {
     pub latency_histogram: Value,
 }
 
+/// One row of keybench.run_nodes (a node of a distributed run): every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunNode {
+    pub run_id: i64,
+    pub node: String,
+    pub coordinator: bool,
+    pub lsn_start: Lsn,
+    #[serde(deserialize_with = "nullable")]
+    pub lsn_end: Option<Lsn>,
+    #[serde(deserialize_with = "nullable")]
+    pub wal_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub wal_records: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub wal_fpi: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub shards: Option<i32>,
+    #[serde(deserialize_with = "nullable")]
+    pub heap_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub index_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub avg_leaf_density: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub leaf_fragmentation: Option<F8>,
+}
+
+/// One row of keybench.run_shards (a shard placement of a distributed run): every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunShard {
+    pub run_id: i64,
+    pub shard_id: i64,
+    pub node: String,
+    pub heap_bytes: i64,
+    pub index_bytes: i64,
+    pub leaf_pages: i64,
+    #[serde(deserialize_with = "nullable")]
+    pub avg_leaf_density: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub leaf_fragmentation: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub row_estimate: Option<i64>,
+}
+
 /// What keybench_export returns and keybench_import reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -370,6 +416,11 @@ pub struct Export {
     /// `reads`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_reads: Vec<RunRead>,
+    /// A distributed run's nodes and shard placements (0.5.0; as `reads`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_nodes: Vec<RunNode>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_shards: Vec<RunShard>,
 }
 
 /// Where an imported run came from: keybench.runs.imported_from.
@@ -694,6 +745,8 @@ pub fn keybench_export(
         let mut batches = Vec::new();
         let mut reads = Vec::new();
         let mut run_reads = Vec::new();
+        let mut run_nodes = Vec::new();
+        let mut run_shards = Vec::new();
         for &id in &ids {
             // The run's row as JSON, or none: a SELECT that always returns one row.
             let Some(text) = spi_one::<String>(
@@ -728,6 +781,20 @@ pub fn keybench_export(
             )
             .expect("coalesce is not null");
             run_reads.extend(parse_row::<Vec<RunRead>>("keybench.run_reads", &text));
+            let text = spi_one::<String>(
+                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n) ORDER BY n.node), '[]')::text
+                 FROM keybench.run_nodes n WHERE n.run_id = $1",
+                &[id.into()],
+            )
+            .expect("coalesce is not null");
+            run_nodes.extend(parse_row::<Vec<RunNode>>("keybench.run_nodes", &text));
+            let text = spi_one::<String>(
+                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s) ORDER BY s.shard_id, s.node), '[]')::text
+                 FROM keybench.run_shards s WHERE s.run_id = $1",
+                &[id.into()],
+            )
+            .expect("coalesce is not null");
+            run_shards.extend(parse_row::<Vec<RunShard>>("keybench.run_shards", &text));
         }
         Export {
             format: FORMAT.into(),
@@ -737,6 +804,8 @@ pub fn keybench_export(
             batches,
             reads,
             run_reads,
+            run_nodes,
+            run_shards,
         }
     });
     JsonbText(serde_json::to_string(&export).expect("an export serializes"))
@@ -902,6 +971,41 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    for (i, n) in export.run_nodes.iter().enumerate() {
+        if !runs.contains_key(&n.run_id) {
+            return Err(input(
+                format!("run_nodes[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", n.run_id),
+            ));
+        }
+        if !seen.insert((n.run_id, n.node.clone())) {
+            return Err(input(
+                format!("run_nodes[{i}]"),
+                format!("node {} of run {} appears twice", quoted(&n.node), n.run_id),
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, sh) in export.run_shards.iter().enumerate() {
+        if !runs.contains_key(&sh.run_id) {
+            return Err(input(
+                format!("run_shards[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", sh.run_id),
+            ));
+        }
+        if !seen.insert((sh.run_id, sh.shard_id, sh.node.clone())) {
+            return Err(input(
+                format!("run_shards[{i}]"),
+                format!(
+                    "shard {} on node {} of run {} appears twice",
+                    sh.shard_id,
+                    quoted(&sh.node),
+                    sh.run_id
+                ),
+            ));
+        }
+    }
     let mut batches = HashMap::new();
     for (i, b) in export.batches.iter().enumerate() {
         if !runs.contains_key(&b.run_id) {
@@ -1027,6 +1131,24 @@ pub fn keybench_import(
         })
         .collect();
     insert_rows("keybench.run_reads", "", "", &run_reads);
+    let run_nodes: Vec<RunNode> = export
+        .run_nodes
+        .into_iter()
+        .map(|n| RunNode {
+            run_id: new_ids[&n.run_id],
+            ..n
+        })
+        .collect();
+    insert_rows("keybench.run_nodes", "", "", &run_nodes);
+    let run_shards: Vec<RunShard> = export
+        .run_shards
+        .into_iter()
+        .map(|sh| RunShard {
+            run_id: new_ids[&sh.run_id],
+            ..sh
+        })
+        .collect();
+    insert_rows("keybench.run_shards", "", "", &run_shards);
     let reads: Vec<Read> = export
         .reads
         .into_iter()

@@ -55,6 +55,9 @@ pub struct Summary {
     pub index_bytes: i64,
     pub avg_leaf_density: f64,
     pub leaf_fragmentation: f64,
+    /// A distributed run whose nodes could not all count their WAL records and full-page
+    /// images (no pg_walinspect, or the role may not use it): those figures are unknown.
+    pub wal_uncounted: bool,
 }
 
 /// One worker's place in the segment. A worker's pid is only ever signalled while `lock` is held,

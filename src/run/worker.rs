@@ -302,8 +302,9 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
     let (density, fragmentation) = citus::combine(&leaves);
     s.lsn_delta = wal_total;
     s.counters.wal_bytes = wal_total;
-    s.counters.wal_records = records.unwrap_or(s.counters.wal_records);
-    s.counters.wal_fpi = fpis.unwrap_or(s.counters.wal_fpi);
+    s.counters.wal_records = records.unwrap_or(0);
+    s.counters.wal_fpi = fpis.unwrap_or(0);
+    s.wal_uncounted = records.is_none() || fpis.is_none();
     s.heap_bytes = shards.iter().map(|f| f.heap_bytes).sum();
     s.index_bytes = shards.iter().map(|f| f.index_bytes).sum();
     s.avg_leaf_density = density;
@@ -476,6 +477,7 @@ fn finish(shared: &mut Shared) {
                 index_bytes: g(5 + COUNT)?,
                 avg_leaf_density: d.avg_leaf_density,
                 leaf_fragmentation: d.leaf_fragmentation,
+                wal_uncounted: false,
             })
         })
         .unwrap_or_else(|e| pgrx::error!("{e}"));
@@ -512,6 +514,13 @@ fn finish(shared: &mut Shared) {
             ),
             &args,
         );
+        if s.wal_uncounted {
+            // Not the coordinator's own counts, which see none of the workers' WAL: unknown.
+            spi_run(
+                "UPDATE keybench.runs SET wal_records = NULL, wal_fpi = NULL WHERE run_id = $1",
+                &[run_id.into()],
+            );
+        }
         if !p.keep {
             spi_run(&format!("DROP TABLE {table}"), &[]);
         }
