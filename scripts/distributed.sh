@@ -6,7 +6,8 @@
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
 # docs/DISTRIBUTED.md (override with OUT=...).
-# Usage: scripts/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32)
+# Usage: scripts/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32; CLIENTS=N loaders;
+#        REPORT_ONLY=1 rewrites the report from the last run's figures in target/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000} v=${2:-18} shards=${3:-32}
@@ -15,8 +16,7 @@ clients=${CLIENTS:-1}
 kinds=(bigint snowflake uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
 . scripts/citus.sh
-install_release "$v"
-citus_install "$v"
+if [ -z "${REPORT_ONLY:-}" ]; then install_release "$v"; citus_install "$v"; fi
 trap citus_cluster_stop EXIT
 q() { citus_psql 0 -c "$1"; }
 # Blocks each worker read from outside its shared buffers and found in them, from its
@@ -25,9 +25,10 @@ q() { citus_psql 0 -c "$1"; }
 blocks() { # blocks NODE: "read hit" of this database
   citus_psql "$1" -c "SELECT blks_read || ' ' || blks_hit FROM pg_stat_database WHERE datname = current_database()"
 }
-reads="$KB_ROOT/target/distributed-reads.csv"; : > "$reads"
+reads="$KB_ROOT/target/distributed-reads.csv"; [ -n "${REPORT_ONLY:-}" ] || : > "$reads"
 started=$(date +%s)
-for sb in 128MB 16MB; do
+# REPORT_ONLY=1: write the report again from the figures the last full run left in target/.
+[ -n "${REPORT_ONLY:-}" ] || for sb in 128MB 16MB; do
   # Run ids start at 1 in each cluster: the report adds 100 to the second cluster's.
   off=0; [ $sb = 16MB ] && off=100
   citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB
@@ -40,6 +41,16 @@ for sb in 128MB 16MB; do
     echo "$((run + off)),${CITUS_NODES[2]#*:},$((a2[0] - b2[0])),$((a2[1] - b2[1]))" >> "$reads"
     echo "shared_buffers $sb: $kind done (run $run)"
   done
+  if [ $sb = 128MB ]; then
+    # Where the coordinator's WAL of the last run (uuidv4) went: block references by relation,
+    # from its pg_walinspect.
+    q "COPY (SELECT coalesce(c.relname::text, 'relfilenode ' || b.relfilenode), count(*), count(*) FILTER (WHERE b.block_fpi_length > 0)
+             FROM keybench.run_nodes n CROSS JOIN LATERAL pg_get_wal_block_info(n.lsn_start, n.lsn_end, false) b
+             LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode
+                 AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+             WHERE n.coordinator AND n.run_id = $run GROUP BY 1 ORDER BY 2 DESC LIMIT 5) TO STDOUT WITH (FORMAT csv)" \
+      > "$KB_ROOT/target/distributed-coordinator-wal.csv"
+  fi
   server_version=$(q "SHOW server_version")
   checksums=$(q "SHOW data_checksums")
   citus_version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
@@ -49,7 +60,10 @@ for sb in 128MB 16MB; do
   q "COPY (SELECT * FROM keybench.run_shards) TO STDOUT" > "$KB_ROOT/target/distributed-shards-$sb.tsv"
   citus_cluster_stop
 done
-elapsed=$(( $(date +%s) - started ))
+if [ -z "${REPORT_ONLY:-}" ]; then
+  echo "$(( $(date +%s) - started )) $server_version $checksums $citus_version" > "$KB_ROOT/target/distributed-meta.txt"
+fi
+read -r elapsed server_version checksums citus_version < "$KB_ROOT/target/distributed-meta.txt"
 
 # The report, written from the recorded figures by a one-node cluster holding them all.
 cluster_start distributed-report "$v" $((57390 + v)) >/dev/null
@@ -98,6 +112,10 @@ Where the figures come from:
   this script 2 s after each run (backends report those counters when they go idle or exit), so
   they also count the few blocks anything else on the node read meanwhile.
 
+The rates are one run each on 2 cores shared by the three servers and the loader: differences of
+15% between runs of the same key are this machine's noise. WAL, full-page images, sizes, density
+and blocks read are what to compare.
+
 ## Insert rate, WAL and density
 
 | shared_buffers per node | key | rows/s | WAL, all nodes | WAL per row | FPIs | index, all shards | leaf density | fragmentation | density per shard (min-max) |
@@ -138,14 +156,26 @@ r "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
        round(max(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv4')::numeric, 1)) AS line
    FROM runs r JOIN shards s USING (run_id) WHERE r.shared_buffers = '128MB'
    UNION ALL
-   SELECT 2, format('- **The cache cliff, per node.** With 16 MB of shared_buffers per node, uuidv4 loads at %s rows/s against %s with 128 MB, and each worker read %s blocks from outside its shared buffers (uuidv7: %s rows/s, %s blocks per worker).',
-       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '16MB')), 'FM999,999,999'),
-       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '128MB')), 'FM999,999,999'),
+   SELECT 2, format('- **The cache cliff, per node, shows in the blocks read.** With 16 MB of shared_buffers per node (each worker''s share of the uuidv4 index is about %s), each worker read %s blocks from outside its shared buffers during the uuidv4 load, against %s with 128 MB, and %s for uuidv7 with 16 MB. Here those reads come from the OS page cache of the same machine, so the insert rates (uuidv4 %s rows/s with 16 MB, %s with 128 MB; one run each) differ by no more than this machine''s run-to-run noise: on real workers whose index outgrows memory, each of those reads is a disk read.',
+       (SELECT pg_size_pretty(max(n.index_bytes)) FROM nodes n JOIN runs x USING (run_id) WHERE x.kind = 'uuidv4' AND x.shared_buffers = '16MB'),
        (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv4' AND x.shared_buffers = '16MB'),
-       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv7' AND shared_buffers = '16MB')), 'FM999,999,999'),
-       (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv7' AND x.shared_buffers = '16MB'))
+       (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv4' AND x.shared_buffers = '128MB'),
+       (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv7' AND x.shared_buffers = '16MB'),
+       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '16MB')), 'FM999,999,999'),
+       to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '128MB')), 'FM999,999,999'))
    FROM runs) x"
 cat <<EOF
+- **The coordinator writes WAL too**, though it holds no shard: its own pg_walinspect shows where
+  the uuidv4 run's went (block references by relation; Citus keeps one \`pg_dist_transaction\` row
+  per prepared transaction on a worker, so that it can recover them, and keybench one row per
+  batch in \`keybench.batches\`):
+
+| relation | block references | full-page images |
+|---|---:|---:|
+EOF
+awk -F, '{ printf "| %s | %s | %s |\n", $1, $2, $3 }' "$KB_ROOT/target/distributed-coordinator-wal.csv"
+cat <<EOF
+
 - **Snowflake ids stay unique across nodes** when every node has its own \`keybench.node_id\`:
   scripts/citus-test.sh inserts from six sessions at once, two on each node, with the default
   evaluated on the coordinator and on the workers, and finds every id distinct and carrying the id
