@@ -33,12 +33,12 @@ check "nodes have keybench.node_id 0, 1, 2" "0,1,2" \
 # One distributed run per kind; the bigint one with two loaders.
 for kind in bigint snowflake uuidv7 uuidv4; do
   clients=1; [ $kind = bigint ] && clients=2
-  id=$(q "SELECT run_id FROM keybench_run('$kind', 20000, clients => $clients, distributed => true, shard_count => 6, keep => true)")
+  id=$(q "SELECT run_id FROM keybench_run('$kind', 50000, clients => $clients, distributed => true, shard_count => 6, keep => true)")
   check "$kind: distributed run done" done "$(q "SELECT status FROM keybench.runs WHERE run_id = '$id'")"
   check "$kind: the table is hash-distributed on id over 6 shards" "h|id|6" \
     "$(q "SELECT p.partmethod, column_to_column_name(p.logicalrelid, p.partkey), (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid)
           FROM pg_dist_partition p WHERE p.logicalrelid = 'keybench.run_${id}_$kind'::regclass")"
-  check "$kind: every row landed, once" "20000|20000" "$(q "SELECT count(*), count(DISTINCT id) FROM keybench.run_${id}_$kind")"
+  check "$kind: every row landed, once" "50000|50000" "$(q "SELECT count(*), count(DISTINCT id) FROM keybench.run_${id}_$kind")"
   check "$kind: every node recorded, the coordinator once" "3|1" \
     "$(q "SELECT count(*), count(*) FILTER (WHERE coordinator) FROM keybench.run_nodes WHERE run_id = $id")"
   check "$kind: both workers wrote WAL and hold 3 shards each" "t" \
@@ -130,7 +130,7 @@ rm -f target/citus-sf-*.err
 
 # A cancelled distributed run: marked cancelled, its distributed table and every shard dropped.
 check "a distributed run cut by statement_timeout is cancelled" "57014" \
-  "$(citus_psql 0 -v VERBOSITY=sqlstate -c "SET statement_timeout = '3s'" \
+  "$(citus_psql 0 -v VERBOSITY=sqlstate -c "SET statement_timeout = '10s'" \
       -c "SELECT * FROM keybench_run('uuidv4', 50000000, distributed => true, shard_count => 4)" 2>&1 | sed -n 's/^ERROR:  //p' | head -1)"
 cancelled=$(q "SELECT max(run_id) FROM keybench.runs")
 for i in $(seq 300); do [ "$(q "SELECT status FROM keybench.runs WHERE run_id = $cancelled")" = running ] || break; sleep 0.2; done
