@@ -396,6 +396,55 @@ pub struct RunShard {
     pub row_estimate: Option<i64>,
 }
 
+/// A row of a table that belongs to a run (keybench.batches, run_reads, run_nodes, run_shards):
+/// exported with its run, imported under the run's new id.
+trait OfRun: Serialize + serde::de::DeserializeOwned {
+    /// The table, and the order its rows are exported in.
+    const TABLE: &'static str;
+    const ORDER: &'static str;
+    fn run_id_mut(&mut self) -> &mut i64;
+}
+
+macro_rules! of_run {
+    ($t:ty, $table:literal, $order:literal) => {
+        impl OfRun for $t {
+            const TABLE: &'static str = $table;
+            const ORDER: &'static str = $order;
+            fn run_id_mut(&mut self) -> &mut i64 {
+                &mut self.run_id
+            }
+        }
+    };
+}
+of_run!(Batch, "keybench.batches", "batch");
+of_run!(RunRead, "keybench.run_reads", "batch, reader");
+of_run!(RunNode, "keybench.run_nodes", "node");
+of_run!(RunShard, "keybench.run_shards", "shard_id, node");
+
+/// The rows of run `id` in `T`'s table, every column, in its order.
+fn rows_of<T: OfRun>(id: i64) -> Vec<T> {
+    let text = spi_one::<String>(
+        &format!(
+            "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(t) ORDER BY {}), '[]')::text
+             FROM {} t WHERE t.run_id = $1",
+            T::ORDER,
+            T::TABLE
+        ),
+        &[id.into()],
+    )
+    .expect("coalesce is not null");
+    parse_row::<Vec<T>>(T::TABLE, &text)
+}
+
+/// Insert `rows` into their table, each under its run's new id.
+fn import_rows<T: OfRun>(mut rows: Vec<T>, new_ids: &HashMap<i64, i64>) {
+    for r in &mut rows {
+        let id = r.run_id_mut();
+        *id = new_ids[id];
+    }
+    insert_rows(T::TABLE, "", "", &rows);
+}
+
 /// What keybench_export returns and keybench_import reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -760,13 +809,7 @@ pub fn keybench_export(
                 raise(ExportError::StillRunning(id));
             }
             runs.push(run);
-            let text = spi_one::<String>(
-                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(b) ORDER BY b.batch), '[]')::text
-                 FROM keybench.batches b WHERE b.run_id = $1",
-                &[id.into()],
-            )
-            .expect("coalesce is not null");
-            batches.extend(parse_row::<Vec<Batch>>("keybench.batches", &text));
+            batches.extend(rows_of::<Batch>(id));
             let text = spi_one::<String>(
                 "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r) ORDER BY r.read_id), '[]')::text
                  FROM keybench.reads r WHERE r.run_id = $1 AND r.status <> 'running'",
@@ -774,27 +817,9 @@ pub fn keybench_export(
             )
             .expect("coalesce is not null");
             reads.extend(parse_row::<Vec<Read>>("keybench.reads", &text));
-            let text = spi_one::<String>(
-                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r) ORDER BY r.batch, r.reader), '[]')::text
-                 FROM keybench.run_reads r WHERE r.run_id = $1",
-                &[id.into()],
-            )
-            .expect("coalesce is not null");
-            run_reads.extend(parse_row::<Vec<RunRead>>("keybench.run_reads", &text));
-            let text = spi_one::<String>(
-                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n) ORDER BY n.node), '[]')::text
-                 FROM keybench.run_nodes n WHERE n.run_id = $1",
-                &[id.into()],
-            )
-            .expect("coalesce is not null");
-            run_nodes.extend(parse_row::<Vec<RunNode>>("keybench.run_nodes", &text));
-            let text = spi_one::<String>(
-                "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s) ORDER BY s.shard_id, s.node), '[]')::text
-                 FROM keybench.run_shards s WHERE s.run_id = $1",
-                &[id.into()],
-            )
-            .expect("coalesce is not null");
-            run_shards.extend(parse_row::<Vec<RunShard>>("keybench.run_shards", &text));
+            run_reads.extend(rows_of::<RunRead>(id));
+            run_nodes.extend(rows_of::<RunNode>(id));
+            run_shards.extend(rows_of::<RunShard>(id));
         }
         Export {
             format: FORMAT.into(),
@@ -1113,42 +1138,10 @@ pub fn keybench_import(
             counts.get(&r.run_id).copied().unwrap_or(0),
         ));
     }
-    let batches: Vec<Batch> = export
-        .batches
-        .into_iter()
-        .map(|b| Batch {
-            run_id: new_ids[&b.run_id],
-            ..b
-        })
-        .collect();
-    insert_rows("keybench.batches", "", "", &batches);
-    let run_reads: Vec<RunRead> = export
-        .run_reads
-        .into_iter()
-        .map(|r| RunRead {
-            run_id: new_ids[&r.run_id],
-            ..r
-        })
-        .collect();
-    insert_rows("keybench.run_reads", "", "", &run_reads);
-    let run_nodes: Vec<RunNode> = export
-        .run_nodes
-        .into_iter()
-        .map(|n| RunNode {
-            run_id: new_ids[&n.run_id],
-            ..n
-        })
-        .collect();
-    insert_rows("keybench.run_nodes", "", "", &run_nodes);
-    let run_shards: Vec<RunShard> = export
-        .run_shards
-        .into_iter()
-        .map(|sh| RunShard {
-            run_id: new_ids[&sh.run_id],
-            ..sh
-        })
-        .collect();
-    insert_rows("keybench.run_shards", "", "", &run_shards);
+    import_rows(export.batches, &new_ids);
+    import_rows(export.run_reads, &new_ids);
+    import_rows(export.run_nodes, &new_ids);
+    import_rows(export.run_shards, &new_ids);
     let reads: Vec<Read> = export
         .reads
         .into_iter()
