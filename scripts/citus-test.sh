@@ -82,6 +82,10 @@ check "keybench_read refuses a distributed run" "0A000: keybench_read cannot mea
   "$(err "SELECT * FROM keybench_read($u4)")"
 check "keybench_probe refuses a distributed run" "0A000: keybench_probe cannot measure run $u4: its table is distributed over a Citus cluster" \
   "$(err "SELECT * FROM keybench_probe($u4)")"
+for f in "keybench_cliff($u4)" "keybench_cliff_projection($u4)" "keybench_newest($u4)" "keybench_delete($u4)" "keybench_chart(ARRAY[$u4]::bigint[])"; do
+  check "${f%%(*} refuses a distributed run" "0A000: ${f%%(*} cannot measure run $u4: its table is distributed over a Citus cluster" \
+    "$(err "SELECT * FROM $f")"
+done
 check "method copy is refused for a distributed run" \
   "0A000: a distributed run cannot take method copy, whose COPY goes into the coordinator's table without Citus" \
   "$(err "SELECT * FROM keybench_run('uuidv7', 100, method => 'copy', distributed => true)")"

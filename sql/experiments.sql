@@ -25,6 +25,7 @@ BEGIN
   IF NOT ($3 >= 0 AND $3 <= 1) THEN
     RAISE EXCEPTION 'read_share must be between 0 and 1, not %', $3 USING ERRCODE = 'invalid_parameter_value';
   END IF;
+  PERFORM keybench.refuse_distributed($1, 'keybench_cliff');
   RETURN QUERY
   WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
   b AS (
@@ -160,6 +161,7 @@ BEGIN
     RAISE EXCEPTION 'keybench_cliff_projection: run_id, shared_buffers and its elements must not be null'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  PERFORM keybench.refuse_distributed($1, 'keybench_cliff_projection');
   RETURN QUERY
   SELECT s, (pg_size_bytes(s) / (r.index_bytes::float8 / r.rows))::bigint,
          format('projection at %s bytes per key (run %s: %s, %s rows, index %s)',

@@ -41,6 +41,92 @@ COMMENT ON TABLE keybench.run_shards IS 'distributed runs: per shard placement o
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_nodes', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_shards', '');
 GRANT SELECT ON keybench.run_nodes, keybench.run_shards TO PUBLIC;
+-- ERROR 0A000 if run `run_id` is a distributed one (keybench_run(..., distributed => true)):
+-- `caller` measures this server's own counters or table, which see none of the work on the Citus
+-- workers. Every function that reads a run's per-batch counters or its kept table calls it.
+CREATE FUNCTION keybench.refuse_distributed(run_id bigint, caller text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF EXISTS (SELECT FROM keybench.run_nodes n WHERE n.run_id = $1) THEN
+    RAISE EXCEPTION '% cannot measure run %: its table is distributed over a Citus cluster', $2, $1
+      USING ERRCODE = 'feature_not_supported',
+      HINT = 'It measures this server''s own counters, which see none of the work on the workers; '
+             'keybench.run_nodes and keybench.run_shards hold a distributed run''s figures.';
+  END IF;
+END $$;
+
+-- The functions that measure a run's per-batch counters or its kept table refuse a distributed
+-- run (keybench_read, keybench_probe and keybench_chart check it in Rust, through the same function).
+CREATE OR REPLACE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  r keybench.runs;
+  t regclass;
+BEGIN
+  PERFORM keybench.refuse_distributed($1, $2);
+  SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
+  IF FOUND THEN
+    t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));
+  END IF;
+  IF t IS NULL THEN
+    RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',
+      HINT = format('%s needs a run made with keep => true whose table still exists.', $2);
+  END IF;
+  r.table_name := t::text;
+  RETURN r;
+END $$;
+
+CREATE OR REPLACE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
+RETURNS SETOF keybench.cliff
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
+    RAISE EXCEPTION 'keybench_cliff: run_id, window_batches and read_share must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF $2 < 1 OR $2 > 1000000 THEN
+    RAISE EXCEPTION 'window_batches must be between 1 and 1000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($3 >= 0 AND $3 <= 1) THEN
+    RAISE EXCEPTION 'read_share must be between 0 and 1, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  PERFORM keybench.refuse_distributed($1, 'keybench_cliff');
+  RETURN QUERY
+  WITH r AS (SELECT * FROM keybench.runs WHERE keybench.runs.run_id = $1),
+  b AS (
+    SELECT bt.rows_before + bt.rows AS rows_after, bt.index_bytes, bt.index_blks_read, bt.index_blks_hit,
+           sum(bt.index_blks_read) OVER w AS win_read, sum(bt.index_blks_read + bt.index_blks_hit) OVER w AS win_fetch
+    FROM keybench.batches bt WHERE bt.run_id = $1
+    WINDOW w AS (ORDER BY bt.batch ROWS BETWEEN CURRENT ROW AND $2 - 1 FOLLOWING)),
+  outgrew AS (SELECT min(rows_after) AS rows_after FROM b, r WHERE b.index_bytes > pg_size_bytes(r.shared_buffers)),
+  reads AS (SELECT min(rows_after) AS rows_after FROM b WHERE win_fetch > 0 AND win_read::float8 / win_fetch > $3)
+  SELECT r.run_id, r.kind, r.shared_buffers, r.rows, round((r.index_bytes::float8 / r.rows)::numeric, 2)::float8,
+         outgrew.rows_after, reads.rows_after,
+         (SELECT round((sum(b.index_blks_hit)::float8 / nullif(sum(b.index_blks_hit + b.index_blks_read), 0))::numeric, 4)::float8
+          FROM b WHERE b.rows_after >= reads.rows_after)
+  FROM r, outgrew, reads;
+END $f$;
+
+CREATE OR REPLACE FUNCTION keybench_cliff_projection(
+    run_id bigint,
+    shared_buffers text[] DEFAULT ARRAY['128MB', '256MB', '512MB', '1GB', '2GB', '4GB', '8GB', '16GB', '32GB'])
+RETURNS SETOF keybench.cliff_projection
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR array_position($2, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'keybench_cliff_projection: run_id, shared_buffers and its elements must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  PERFORM keybench.refuse_distributed($1, 'keybench_cliff_projection');
+  RETURN QUERY
+  SELECT s, (pg_size_bytes(s) / (r.index_bytes::float8 / r.rows))::bigint,
+         format('projection at %s bytes per key (run %s: %s, %s rows, index %s)',
+                round((r.index_bytes::float8 / r.rows)::numeric, 1), r.run_id, r.kind, r.rows,
+                pg_size_pretty(r.index_bytes))
+  FROM keybench.runs r, unnest($2) AS s
+  WHERE r.run_id = $1 AND r.index_bytes > 0
+  ORDER BY pg_size_bytes(s);
+END $f$;
 
 CREATE FUNCTION "keybench_shard_density"(
 	"index" regclass /* Regclass */

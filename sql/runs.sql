@@ -147,6 +147,19 @@ COMMENT ON TABLE keybench.run_shards IS 'distributed runs: per shard placement o
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_nodes', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_shards', '');
 GRANT SELECT ON keybench.run_nodes, keybench.run_shards TO PUBLIC;
+-- ERROR 0A000 if run `run_id` is a distributed one (keybench_run(..., distributed => true)):
+-- `caller` measures this server's own counters or table, which see none of the work on the Citus
+-- workers. Every function that reads a run's per-batch counters or its kept table calls it.
+CREATE FUNCTION keybench.refuse_distributed(run_id bigint, caller text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF EXISTS (SELECT FROM keybench.run_nodes n WHERE n.run_id = $1) THEN
+    RAISE EXCEPTION '% cannot measure run %: its table is distributed over a Citus cluster', $2, $1
+      USING ERRCODE = 'feature_not_supported',
+      HINT = 'It measures this server''s own counters, which see none of the work on the workers; '
+             'keybench.run_nodes and keybench.run_shards hold a distributed run''s figures.';
+  END IF;
+END $$;
 SELECT pg_catalog.pg_extension_config_dump('keybench.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
 -- The identity sequence of run ids too: a restored database goes on from the last run id.

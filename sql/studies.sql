@@ -30,6 +30,7 @@ DECLARE
   r keybench.runs;
   t regclass;
 BEGIN
+  PERFORM keybench.refuse_distributed($1, $2);
   SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
   IF FOUND THEN
     t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));

@@ -410,8 +410,6 @@ pub enum RunError {
     ShardCountLocal(i32),
     #[error("a distributed run cannot take {0}")]
     Distributed(String),
-    #[error("{0} cannot measure run {1}: its table is distributed over a Citus cluster")]
-    DistributedTable(&'static str, i64),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -609,6 +607,7 @@ mod shared;
 mod worker;
 mod xact;
 
+pub(crate) use api::refuse_distributed;
 pub use counters::Counters;
 
 #[cfg(test)]

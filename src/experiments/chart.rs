@@ -227,6 +227,9 @@ mod sql {
         title: default!(&str, "'keybench runs'"),
     ) -> String {
         let run_ids = crate::pg::error::no_null_elements("keybench_chart", "run_ids", run_ids);
+        for &id in &run_ids {
+            crate::run::refuse_distributed("keybench_chart", id);
+        }
         let mut panels = vec![
             Panel {
                 title: "Batch time".into(),

@@ -18,9 +18,9 @@ impl SqlError for RunError {
     fn sqlstate(&self) -> PgSqlErrorCode {
         use PgSqlErrorCode::*;
         match self {
-            RunError::KindUnavailable(..)
-            | RunError::Distributed(_)
-            | RunError::DistributedTable(..) => ERRCODE_FEATURE_NOT_SUPPORTED,
+            RunError::KindUnavailable(..) | RunError::Distributed(_) => {
+                ERRCODE_FEATURE_NOT_SUPPORTED
+            }
             RunError::Workers { .. } | RunError::NoSpareWorkers { .. } => {
                 ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
             }
@@ -125,11 +125,6 @@ impl SqlError for RunError {
             }
             RunError::Distributed(_) => Some(
                 "A distributed run loads with method insert or single and takes no readers."
-                    .into(),
-            ),
-            RunError::DistributedTable(..) => Some(
-                "It measures this server's own counters, which see none of the work on the \
-                 workers; keybench.run_nodes and keybench.run_shards hold a distributed run's figures."
                     .into(),
             ),
             RunError::ShardCountLocal(_) => {
@@ -402,17 +397,19 @@ pub fn keybench_compare(
     TableIterator::new(out)
 }
 
+/// ERROR 0A000 (keybench.refuse_distributed, sql/runs.sql) if run `run_id` is distributed:
+/// `function` measures this server's own counters or table.
+pub(crate) fn refuse_distributed(function: &str, run_id: i64) {
+    spi_run(
+        "SELECT keybench.refuse_distributed($1, $2)",
+        &[run_id.into(), function.into()],
+    );
+}
+
 /// The kind, shape and payload width of run `run_id`, if it has finished and kept its table (as
 /// keybench.runs says; the table itself is named by construction from the id and the kind).
 fn kept_run(function: &'static str, run_id: i64) -> Option<(String, String, i32)> {
-    if crate::pg::spi::one::<bool>(
-        "SELECT EXISTS (SELECT FROM keybench.run_nodes WHERE run_id = $1)",
-        &[run_id.into()],
-    )
-    .unwrap_or(false)
-    {
-        raise(RunError::DistributedTable(function, run_id));
-    }
+    refuse_distributed(function, run_id);
     Spi::connect(|client| {
         let rows = client.select(
             "SELECT kind, shape, payload_width FROM keybench.runs
