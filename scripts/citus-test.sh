@@ -9,7 +9,8 @@
 #   - snowflake ids unique across nodes: six sessions insert at once, two on each node, with the
 #     default evaluated on the coordinator and on the workers
 #   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
-#   - a cancelled distributed run leaves no table and no shard behind
+#   - a cancelled distributed run leaves no table and no shard behind; a worker node down mid-run
+#     (and under keybench_cleanup()) leaves the run closed and clearly marked
 # Usage: scripts/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -149,4 +150,45 @@ shards_on() { # shards_on WORKER RUN_ID: the relations of that run on the worker
 check "(a kept run's 3 shards per worker, their indexes and the table are found there)" "8,8" "$(shards_on 1 "$u4"),$(shards_on 2 "$u4")"
 check "and its shards from the workers" "0,0" "$(shards_on 1 "$cancelled"),$(shards_on 2 "$cancelled")"
 check "no keybench worker is left" 0 "$(q "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'keybench run worker'")"
+
+# A worker node that goes down mid-run: the run fails, and is closed even though its distributed
+# table cannot be dropped then: it keeps its table_name and says why. The same for an abandoned
+# run that keybench_cleanup() closes while a node is down. With the node back, the tables drop.
+wait_for() { # wait_for SQL: until it prints t, at most 60 s
+  local i; for i in $(seq 300); do [ "$(q "$1")" = t ] && return 0; sleep 0.2; done; return 1
+}
+node_dir() { echo "$KB_ROOT/target/clusters/citus$v-node$1/data"; }
+node_stop() { as_pg "$PGBIN/pg_ctl" -D "$(node_dir "$1")" -m immediate -w stop >/dev/null 2>&1; }
+node_start() { # the same options again: pg_ctl restart reads them from postmaster.opts
+  as_pg "$PGBIN/pg_ctl" -D "$(node_dir "$1")" -l "$(node_dir "$1")/../server.log" -w restart >/dev/null 2>&1
+}
+citus_psql 0 -v VERBOSITY=verbose -c "SELECT * FROM keybench_run('uuidv4', 50000000, distributed => true, shard_count => 4)" \
+  > "$KB_ROOT/target/citus-node-down.out" 2>&1 &
+bg=$!
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || echo "not ok - citus: the run never started loading"
+down=$(q "SELECT max(run_id) FROM keybench.runs")
+node_stop 2
+wait $bg
+check "a worker node down mid-run: the caller gets an ERROR" t \
+  "$(grep -q '^ERROR: ' "$KB_ROOT/target/citus-node-down.out" && echo t)"
+wait_for "SELECT status <> 'running' FROM keybench.runs WHERE run_id = $down" || true
+check "the run is closed as failed, keeps its table_name and says the table could not be dropped" "failed|t|t" \
+  "$(q "SELECT status, table_name = 'keybench.run_${down}_uuidv4', error LIKE '%; its table could not be dropped: %' FROM keybench.runs WHERE run_id = $down")"
+wait_for "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'keybench run worker'" || true
+check "no keybench worker is left after the node went down" 0 \
+  "$(q "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'keybench run worker'")"
+node_start 2
+# An abandoned run (as a crash leaves it: running, no process on it) closed by keybench_cleanup()
+# while a node is down.
+ab=$(q "SELECT run_id FROM keybench_run('uuidv7', 2000, distributed => true, shard_count => 4, keep => true)")
+q "UPDATE keybench.runs SET status = 'running', finished_at = NULL, keep = false WHERE run_id = $ab" >/dev/null
+node_stop 2
+check "keybench_cleanup() with a node down closes the abandoned run, its table not dropped" "$ab|t" \
+  "$(citus_psql 0 -c "SELECT run_id, action = 'marked failed, table not dropped: node localhost:${CITUS_NODES[2]#*:} cannot be reached' FROM keybench_cleanup() WHERE run_id = $ab" 2>/dev/null)"
+check "and marks it failed, keeping its table_name" "failed|t" \
+  "$(q "SELECT status, table_name = 'keybench.run_${ab}_uuidv7' AND error LIKE '%closed by keybench_cleanup()%its table could not be dropped: %' FROM keybench.runs WHERE run_id = $ab")"
+node_start 2
+check "with the node back, both tables drop" "DROP TABLE" "$(q "DROP TABLE keybench.run_${down}_uuidv4, keybench.run_${ab}_uuidv7")"
+check "shards and all" "0,0" \
+  "$(( $(shards_on 1 "$down") + $(shards_on 1 "$ab") )),$(( $(shards_on 2 "$down") + $(shards_on 2 "$ab") ))"
 exit $failed

@@ -260,21 +260,49 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
   r record;
+  not_dropped text;
+  t regclass;
+  down text;
 BEGIN
   FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
            WHERE k.status = 'running' ORDER BY k.run_id LOOP
     CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, (r.run_id % 2147483648)::int));
     BEGIN
+      not_dropped := NULL;
       IF NOT r.keep THEN
-        EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('run_%s_%s', r.run_id, r.kind));
+        -- A table that cannot be dropped (a distributed table with a node down) does not keep
+        -- the run open: it is closed, keeping its table_name and saying why. On a Citus
+        -- coordinator the nodes holding its shards are asked first, as a DROP that fails on one
+        -- of them would fail this whole transaction at its commit.
+        t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));
+        IF t IS NOT NULL AND to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+          EXECUTE 'SELECT string_agg(format(''%s:%s'', d.nodename, d.nodeport), '', '')
+                   FROM (SELECT DISTINCT n.nodename, n.nodeport FROM pg_catalog.pg_dist_shard s
+                         JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid
+                         JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid
+                         WHERE s.logicalrelid = $1) d
+                   WHERE NOT pg_catalog.citus_check_connection_to_node(d.nodename, d.nodeport)'
+            INTO down USING t;
+          not_dropped := 'node ' || down || ' cannot be reached';
+        END IF;
+        IF not_dropped IS NULL THEN
+          BEGIN
+            EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('run_%s_%s', r.run_id, r.kind));
+          EXCEPTION WHEN insufficient_privilege THEN RAISE;
+                    WHEN OTHERS THEN not_dropped := SQLERRM;
+          END;
+        END IF;
       END IF;
       UPDATE keybench.runs k SET status = 'failed', finished_at = clock_timestamp(),
           error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '
-                            '(a server crash or restart, or a killed worker); closed by keybench_cleanup()'),
-          table_name = CASE WHEN k.keep THEN k.table_name END
+                            '(a server crash or restart, or a killed worker); closed by keybench_cleanup()',
+                            'its table could not be dropped: ' || not_dropped),
+          table_name = CASE WHEN k.keep OR not_dropped IS NOT NULL THEN k.table_name END
         WHERE k.run_id = r.run_id AND k.status = 'running';
       run_id := r.run_id; kind := r.kind; started_at := r.started_at;
-      action := CASE WHEN r.keep THEN 'marked failed, table kept' ELSE 'marked failed, table dropped' END;
+      action := CASE WHEN r.keep THEN 'marked failed, table kept'
+                     WHEN not_dropped IS NOT NULL THEN 'marked failed, table not dropped: ' || not_dropped
+                     ELSE 'marked failed, table dropped' END;
       RETURN NEXT;
     EXCEPTION WHEN insufficient_privilege THEN
       run_id := r.run_id; kind := r.kind; started_at := r.started_at;

@@ -427,15 +427,31 @@ fn finish(shared: &mut Shared) {
         return;
     }
     if failed || cancelled {
-        close_stopped(shared, "keybench_run", |status, error| {
-            if !p.keep {
-                spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[]);
+        // The table first, on its own: a DROP that cannot be done (a distributed table with a
+        // node down) must not keep the run from being closed. It then keeps its table_name and
+        // says why, for keybench_cleanup() or a DROP TABLE later.
+        let mut not_dropped = None;
+        if !p.keep {
+            for _ in 0..3 {
+                match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
+                    Ok(()) => {
+                        not_dropped = None;
+                        break;
+                    }
+                    Err(e) => not_dropped = Some(e.message),
+                }
             }
+        }
+        close_stopped(shared, "keybench_run", |status, error| {
+            let (error, keep_name) = match &not_dropped {
+                None => (error, p.keep),
+                Some(e) => (format!("{error}; its table could not be dropped: {e}"), true),
+            };
             spi_run(
                 "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
-                    table_name = CASE WHEN keep THEN table_name END
+                    table_name = CASE WHEN $4 THEN table_name END
                  WHERE run_id = $1",
-                &[run_id.into(), status.into(), error.into()],
+                &[run_id.into(), status.into(), error.into(), keep_name.into()],
             );
         });
         return;
