@@ -61,11 +61,14 @@ for kind in bigint snowflake uuidv7 uuidv4; do
                  = (SELECT array_agg((shard_id, node, index_bytes, leaf_pages, avg_leaf_density) ORDER BY shard_id, node) FROM keybench.run_shards WHERE run_id = $id)
           FROM keybench_shard_density('keybench.run_${id}_${kind}_pkey')")"
 done
+cmp=$(q "SELECT string_agg(kind || ':' || (fpi IS NOT NULL), ',' ORDER BY run_id) FROM keybench_compare(ARRAY['bigint', 'uuidv7'], 5000, distributed => true, shard_count => 4)")
+check "keybench_compare(..., distributed => true): one distributed run per kind" "bigint:true,uuidv7:true|2" \
+  "$cmp|$(q "SELECT count(DISTINCT run_id) FROM keybench.run_shards WHERE run_id IN (SELECT run_id FROM keybench.runs ORDER BY run_id DESC LIMIT 2)")"
 # What keys are: random uuids leave their leaves part-full on every shard, time-ordered keys keep
 # each shard's leaves full (each shard still receives its keys in order).
 check "uuidv4 shards are less dense than uuidv7 shards" t \
   "$(q "SELECT max(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv4') < min(s.avg_leaf_density) FILTER (WHERE r.kind = 'uuidv7')
-        FROM keybench.run_shards s JOIN keybench.runs r USING (run_id)")"
+        FROM keybench.run_shards s JOIN keybench.runs r USING (run_id) WHERE r.rows = 50000")"
 
 u4=$(q "SELECT run_id FROM keybench.runs WHERE kind = 'uuidv4' AND status = 'done' ORDER BY run_id DESC LIMIT 1")
 check "keybench_audit: a distributed uuidv4 table, its shards' index bytes and density, and a verdict" "uuid v4 (random)|t|t|t" \

@@ -1,7 +1,7 @@
 -- keybench 0.4.0 -> 0.5.0. Written by hand: every change to the extension's objects since 0.4.0, so
 -- that `ALTER EXTENSION keybench UPDATE` leaves a database equal to a fresh 0.5.0 install
 -- (scripts/lifecycle-test.sh checks it). New: runs on a Citus cluster (keybench_run's distributed
--- and shard_count, keybench.run_nodes and keybench.run_shards, keybench_shard_density).
+-- and shard_count, and keybench_compare's, keybench.run_nodes and keybench.run_shards, keybench_shard_density).
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.5.0'" to load this file. \quit
 
 -- A distributed run (keybench_run(..., distributed => true) on a Citus coordinator): each node of
@@ -281,6 +281,60 @@ VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
 REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer) FROM PUBLIC;
+DO $$
+DECLARE
+  g text;
+BEGIN
+  FOREACH g IN ARRAY string_to_array(current_setting('keybench_upgrade.grants'), E'\n') LOOP
+    EXECUTE g;
+  END LOOP;
+END $$;
+
+-- keybench_compare takes them too: dropped and created again likewise.
+DO $$
+BEGIN
+  PERFORM set_config('keybench_upgrade.grants', coalesce((
+    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer) TO %I%s', r.rolname,
+                             CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
+    FROM pg_proc p, aclexplode(p.proacl) a, pg_roles r
+    WHERE p.oid = 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer)'::regprocedure
+      AND r.oid = a.grantee AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner), ''), true);
+END $$;
+DROP FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer);
+CREATE FUNCTION "keybench_compare"(
+	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'], /* :: std :: option :: Option < Vec < Option < String > > > */
+	"rows" bigint DEFAULT 1000000, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 1, /* Option < i32 > */
+	"payload_width" INT DEFAULT 60, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"fillfactor" INT DEFAULT 90, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT true, /* Option < bool > */
+	"ids_per_ms" INT DEFAULT 0, /* Option < i32 > */
+	"uuidv7_subms" TEXT DEFAULT 'counter', /* Option < & str > */
+	"clock_skew_ms" INT DEFAULT 0, /* Option < i32 > */
+	"distributed" bool DEFAULT false, /* Option < bool > */
+	"shard_count" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS TABLE (
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"clients" INT,  /* i32 */
+	"seconds" double precision,  /* f64 */
+	"rows_per_sec" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"wal_per_row" double precision,  /* f64 */
+	"fpi" bigint,  /* Option < i64 > */
+	"index_size" TEXT,  /* String */
+	"leaf_density" double precision,  /* f64 */
+	"fragmentation" double precision,  /* f64 */
+	"kept_table" TEXT  /* Option < String > */
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
+REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer) FROM PUBLIC;
 DO $$
 DECLARE
   g text;

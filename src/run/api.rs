@@ -346,6 +346,8 @@ pub fn keybench_compare(
     ids_per_ms: default!(Option<i32>, 0),
     uuidv7_subms: default!(Option<&str>, "'counter'"),
     clock_skew_ms: default!(Option<i32>, 0),
+    distributed: default!(Option<bool>, false),
+    shard_count: default!(Option<i32>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -365,6 +367,7 @@ pub fn keybench_compare(
     ),
 > {
     let f = "keybench_compare";
+    let distributed = required(f, "distributed", distributed);
     let kinds = no_null_elements(f, "kinds", required(f, "kinds", kinds));
     let args = RunArgs::take(
         f,
@@ -388,7 +391,13 @@ pub fn keybench_compare(
         );
     }
     // Validate every kind before running any.
-    let params: Vec<Params> = kinds.iter().map(|k| args.params(k, false)).collect();
+    let params: Vec<Params> = kinds
+        .iter()
+        .map(|k| {
+            with_distribution(args.params(k, false), distributed, shard_count)
+                .unwrap_or_else(|e| raise(e))
+        })
+        .collect();
     let mut out = Vec::with_capacity(params.len());
     for p in params {
         let s = run(p);

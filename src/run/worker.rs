@@ -445,7 +445,10 @@ fn finish(shared: &mut Shared) {
         close_stopped(shared, "keybench_run", |status, error| {
             let (error, keep_name) = match &not_dropped {
                 None => (error, p.keep),
-                Some(e) => (format!("{error}; its table could not be dropped: {e}"), true),
+                Some(e) => (
+                    format!("{error}; its table could not be dropped: {e}"),
+                    true,
+                ),
             };
             spi_run(
                 "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
