@@ -3,8 +3,8 @@
 #   dist/keybench-<version>-pg<N>-linux-x86_64.tar.gz
 # holding ./pkglibdir/keybench.so and ./sharedir/extension/keybench*, which install with a plain tar
 # into the directories that server's pg_config names:
-#   tar -xzf keybench-0.4.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
-#   tar -xzf keybench-0.4.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
+#   tar -xzf keybench-0.5.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
+#   tar -xzf keybench-0.5.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
 # Each package is then tested the way a user would use it: unpacked into a fresh copy of that
 # major's server that has never seen keybench, with no Rust toolchain on the PATH, then
 # CREATE EXTENSION keybench, a short two-client run, density and the generators.
