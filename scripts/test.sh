@@ -30,6 +30,18 @@ count_cargo() { # add the counts from cargo test's "test result:" lines in $1
   passed=$((passed + p)); failed=$((failed + f))
 }
 
+# run_step LOG WHAT COMMAND...: run a test script that prints "ok ..." / "not ok ..." lines (or
+# pg_regress's "test x ... ok"), show its output and add its counts; WHAT is a failure if any line
+# failed or none passed.
+run_step() {
+  local log=$1 what=$2 p f; shift 2
+  "$@" > "$log" 2>&1
+  cat "$log"
+  p=$(grep -cE '^ok |\.\.\. ok' "$log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "$log")
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("$what: $log"); fi
+}
+
 # run_suite VERSION SCHEDULE PORT [server settings...]: pg_test/schedule_SCHEDULE in a fresh cluster
 run_suite() {
   local v=$1 schedule=$2 port=$3; shift 3
@@ -78,11 +90,7 @@ for v in "${versions[@]}"; do
   run_suite "$v" no_preload $((55500 + v)) "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" small_cache $((55600 + v)) "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
   echo "-- scripts/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
-  bash scripts/isolation.sh "$v" > "target/logs/isolation-pg$v.log" 2>&1
-  cat "target/logs/isolation-pg$v.log"
-  p=$(grep -cE '^ok |\.\.\. ok' "target/logs/isolation-pg$v.log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "target/logs/isolation-pg$v.log")
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v isolation: target/isolation-pg$v/regression.diffs"); fi
+  run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/isolation.sh "$v"
   echo "-- scripts/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
   if bash scripts/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
     passed=$((passed + 1)); grep '^fuzz: [0-9]* queries' "target/logs/fuzz-pg$v.log"
@@ -90,31 +98,19 @@ for v in "${versions[@]}"; do
     failed=$((failed + 1)); tail -20 "target/logs/fuzz-pg$v.log"; failures+=("pg$v fuzz: target/logs/fuzz-pg$v.log")
   fi
   echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
-  bash scripts/crash-test.sh "$v" > "target/logs/crash-pg$v.log" 2>&1
-  cat "target/logs/crash-pg$v.log"
-  p=$(grep -c '^ok ' "target/logs/crash-pg$v.log"); f=$(grep -c '^not ok ' "target/logs/crash-pg$v.log")
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v crash test: target/logs/crash-pg$v.log"); fi
+  run_step "target/logs/crash-pg$v.log" "pg$v crash test" bash scripts/crash-test.sh "$v"
 done
 
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
-  bash scripts/lifecycle-test.sh 18 > target/logs/lifecycle-pg18.log 2>&1
-  cat target/logs/lifecycle-pg18.log
-  p=$(grep -c '^ok ' target/logs/lifecycle-pg18.log); f=$(grep -c '^not ok ' target/logs/lifecycle-pg18.log)
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("lifecycle test: target/logs/lifecycle-pg18.log"); fi
+  run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/lifecycle-test.sh 18
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested.
 for v in "${versions[@]}"; do
   case $v in 16|17|18) ;; *) continue ;; esac
   echo "== scripts/citus-test.sh $v: a Citus coordinator and 2 workers"
-  bash scripts/citus-test.sh "$v" > "target/logs/citus-pg$v.log" 2>&1
-  cat "target/logs/citus-pg$v.log"
-  p=$(grep -c '^ok ' "target/logs/citus-pg$v.log"); f=$(grep -c '^not ok ' "target/logs/citus-pg$v.log")
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("pg$v Citus cluster test: target/logs/citus-pg$v.log"); fi
+  run_step "target/logs/citus-pg$v.log" "pg$v Citus cluster test" bash scripts/citus-test.sh "$v"
 done
 
 echo "== README.md transcript matches pg_test/expected/readme.out"
