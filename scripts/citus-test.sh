@@ -64,6 +64,9 @@ done
 cmp=$(q "SELECT string_agg(kind || ':' || (fpi IS NOT NULL), ',' ORDER BY run_id) FROM keybench_compare(ARRAY['bigint', 'uuidv7'], 5000, distributed => true, shard_count => 4)")
 check "keybench_compare(..., distributed => true): one distributed run per kind" "bigint:true,uuidv7:true|2" \
   "$cmp|$(q "SELECT count(DISTINCT run_id) FROM keybench.run_shards WHERE run_id IN (SELECT run_id FROM keybench.runs ORDER BY run_id DESC LIMIT 2)")"
+one=$(q "SELECT run_id FROM keybench_run('uuidv7', 2000, distributed => true, shard_count => 1)")
+check "one shard: one worker holds it, the other none, and every node's WAL is still counted" "0,1|t|t" \
+  "$(q "SELECT string_agg(shards::text, ',' ORDER BY shards), bool_and(wal_fpi IS NOT NULL) FROM keybench.run_nodes WHERE run_id = $one AND NOT coordinator")|$(q "SELECT wal_fpi IS NOT NULL FROM keybench.runs WHERE run_id = $one")"
 # What keys are: random uuids leave their leaves part-full on every shard, time-ordered keys keep
 # each shard's leaves full (each shard still receives its keys in order).
 check "uuidv4 shards are less dense than uuidv7 shards" t \

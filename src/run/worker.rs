@@ -216,26 +216,11 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
             format!("SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), '{lsn}')::bigint")
         })
         .collect();
-    let wal = citus::run_on(&refs, &wal);
-    // Records and full-page images from the WAL itself, where pg_walinspect is installed, the
-    // role may use it and the WAL since the start is still there.
-    let inspect: Vec<String> = rows
-        .iter()
-        .map(|(_, _, lsn)| {
-            format!(
-                "WITH e AS (SELECT pg_catalog.pg_current_wal_flush_lsn() AS e)
-                 SELECT (SELECT sum(count) FROM e, pg_get_wal_stats('{lsn}', e.e))::bigint || ' ' ||
-                        (SELECT count(*) FILTER (WHERE block_fpi_length > 0) FROM e, pg_get_wal_block_info('{lsn}', e.e, false))"
-            )
-        })
-        .collect();
-    let inspect = citus::run_on(&refs, &inspect);
-    let shards =
-        citus::shard_figures(index, ext, true).unwrap_or_else(|e| crate::pg::error::raise(e));
-    let (mut wal_total, mut records, mut fpis) = (0i64, Some(0i64), Some(0i64));
-    for ((n, w), i) in nodes.iter().zip(wal).zip(inspect) {
-        let wal_bytes = w
-            .unwrap_or_else(|e| {
+    let wal: Vec<i64> = citus::run_on(&refs, &wal)
+        .into_iter()
+        .zip(&nodes)
+        .map(|(w, n)| {
+            w.unwrap_or_else(|e| {
                 crate::pg::error::raise(citus::CitusError::Node(
                     "reading the WAL position".into(),
                     n.label(),
@@ -243,7 +228,30 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
                 ))
             })
             .and_then(|t| t.parse::<i64>().ok())
-            .unwrap_or(0);
+            .unwrap_or(0)
+        })
+        .collect();
+    // Records and full-page images in the same stretch of WAL (up to what is flushed), counted
+    // in it where pg_walinspect is installed, the role may use it and the WAL is still there.
+    let inspect: Vec<String> = rows
+        .iter()
+        .zip(&wal)
+        .map(|((_, _, lsn), bytes)| match bytes {
+            // No WAL at all (a node without shards, idle): nothing to count, and pg_walinspect
+            // refuses an empty range.
+            0 => "SELECT '0 0'".to_string(),
+            _ => format!(
+                "WITH e AS (SELECT least('{lsn}'::pg_lsn + {bytes}::numeric, pg_catalog.pg_current_wal_flush_lsn()) AS e)
+                 SELECT (SELECT sum(count) FROM e, pg_get_wal_stats('{lsn}', e.e))::bigint || ' ' ||
+                        (SELECT count(*) FILTER (WHERE block_fpi_length > 0) FROM e, pg_get_wal_block_info('{lsn}', e.e, false))"
+            ),
+        })
+        .collect();
+    let inspect = citus::run_on(&refs, &inspect);
+    let shards =
+        citus::shard_figures(index, ext, true).unwrap_or_else(|e| crate::pg::error::raise(e));
+    let (mut wal_total, mut records, mut fpis) = (0i64, Some(0i64), Some(0i64));
+    for ((n, &wal_bytes), i) in nodes.iter().zip(&wal).zip(inspect) {
         wal_total += wal_bytes;
         let counted: Option<(i64, i64)> = i.ok().flatten().and_then(|t| {
             let (r, f) = t.split_once(' ')?;
