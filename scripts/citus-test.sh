@@ -67,6 +67,9 @@ check "keybench_compare(..., distributed => true): one distributed run per kind"
 one=$(q "SELECT run_id FROM keybench_run('uuidv7', 2000, distributed => true, shard_count => 1)")
 check "one shard: one worker holds it, the other none, and every node's WAL is still counted" "0,1|t|t" \
   "$(q "SELECT string_agg(shards::text, ',' ORDER BY shards), bool_and(wal_fpi IS NOT NULL) FROM keybench.run_nodes WHERE run_id = $one AND NOT coordinator")|$(q "SELECT wal_fpi IS NOT NULL FROM keybench.runs WHERE run_id = $one")"
+check "every node's checkpoints during the run are recorded, and the run's are the nodes' together" "t|t" \
+  "$(q "SELECT bool_and(n.checkpoints IS NOT NULL AND n.checkpoints_start >= 1), sum(n.checkpoints) = r.checkpoints FROM keybench.run_nodes n JOIN keybench.runs r USING (run_id)
+        WHERE run_id = (SELECT max(run_id) FROM keybench.runs WHERE kind = 'uuidv7') GROUP BY r.checkpoints")"
 # What keys are: random uuids leave their leaves part-full on every shard, time-ordered keys keep
 # each shard's leaves full (each shard still receives its keys in order).
 check "uuidv4 shards are less dense than uuidv7 shards" t \

@@ -31,7 +31,8 @@ started=$(date +%s)
 [ -n "${REPORT_ONLY:-}" ] || for sb in 128MB 16MB; do
   # Run ids start at 1 in each cluster: the report adds 100 to the second cluster's.
   off=0; [ $sb = 16MB ] && off=100
-  citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB
+  citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB \
+    checkpoint_timeout=30min
   for kind in "${kinds[@]}"; do
     b1=($(blocks 1)); b2=($(blocks 2))
     run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, clients => $clients, distributed => true, shard_count => $shards, checkpoint_first => true)")
@@ -90,7 +91,8 @@ cat <<EOF
 Written by \`CLIENTS=$clients scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
 throwaway cluster on this machine (2 cores): a Citus $citus_version coordinator and 2 workers, each PostgreSQL
 $server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums $checksums, every
-other setting PostgreSQL's default but shared_buffers and max_wal_size (4 GB). Each run is
+other setting PostgreSQL's default but shared_buffers, max_wal_size (4 GB) and checkpoint_timeout (30 min,
+so that no checkpoint falls inside a run: the per-node table shows none did). Each run is
 
     SELECT * FROM keybench_run(kind, $rows, clients => $clients, distributed => true, shard_count => $shards,
                                checkpoint_first => true);
@@ -105,7 +107,9 @@ pooled application's sessions would.
 Where the figures come from:
 - **WAL per node**: the node's insert-LSN delta over the run (\`pg_current_wal_insert_lsn()\` on each
   node through Citus's \`master_run_on_worker\`); **FPIs**: full-page images counted in that WAL by
-  the node's pg_walinspect (\`pg_get_wal_block_info\`). keybench.run_nodes.
+  the node's pg_walinspect (\`pg_get_wal_block_info\`). keybench.run_nodes. Every run starts with a
+  CHECKPOINT on every node (\`checkpoint_first\`), so its FPIs are the pages it changed for the
+  first time since: how many distinct pages the key makes each node write.
 - **Index size and leaf density per shard**: keybench_density of each shard's index on its node
   (keybench.run_shards, keybench_shard_density); the run's density is over all shards' leaves.
 - **Blocks read per node**: the worker's \`pg_stat_database\` blks_read and blks_hit deltas, read by
@@ -132,12 +136,12 @@ cat <<EOF
 
 ## Per node
 
-| shared_buffers | key | node | shards | WAL | FPIs | index | leaf density | blocks read | blocks hit |
-|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+| shared_buffers | key | node | shards | WAL | FPIs | checkpoints | index | leaf density | blocks read | blocks hit |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
-table "SELECT format('| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s |', r.shared_buffers, r.kind, n.node,
+table "SELECT format('| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |', r.shared_buffers, r.kind, n.node,
               CASE WHEN n.coordinator THEN ' (coordinator)' ELSE '' END, n.shards, pg_size_pretty(n.wal_bytes),
-              to_char(n.wal_fpi, 'FM999,999,999'), pg_size_pretty(n.index_bytes),
+              to_char(n.wal_fpi, 'FM999,999,999'), n.checkpoints, pg_size_pretty(n.index_bytes),
               coalesce(round(n.avg_leaf_density::numeric, 2) || '%', '-'),
               coalesce(to_char(b.blks_read, 'FM999,999,999'), '-'), coalesce(to_char(b.blks_hit, 'FM999,999,999'), '-'))
        FROM runs r JOIN nodes n USING (run_id)

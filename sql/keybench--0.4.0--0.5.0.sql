@@ -6,7 +6,7 @@
 
 -- A distributed run (keybench_run(..., distributed => true) on a Citus coordinator): each node of
 -- the cluster, with its WAL (insert-LSN delta; records and full-page images counted in the WAL by
--- the node's pg_walinspect, where it is installed) and its shards' sizes and leaf density, and
+-- the node's pg_walinspect, where it is installed), the checkpoints it made meanwhile and its shards' sizes and leaf density, and
 -- each shard placement of the key's index (src/run/worker.rs, finish_distributed).
 CREATE TABLE keybench.run_nodes (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
@@ -14,6 +14,8 @@ CREATE TABLE keybench.run_nodes (
     coordinator boolean NOT NULL,
     lsn_start pg_lsn NOT NULL,
     lsn_end pg_lsn,
+    checkpoints_start bigint,
+    checkpoints bigint,
     wal_bytes bigint,
     wal_records bigint,
     wal_fpi bigint,

@@ -361,6 +361,10 @@ pub struct RunNode {
     #[serde(deserialize_with = "nullable")]
     pub lsn_end: Option<Lsn>,
     #[serde(deserialize_with = "nullable")]
+    pub checkpoints_start: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub checkpoints: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
     pub wal_bytes: Option<i64>,
     #[serde(deserialize_with = "nullable")]
     pub wal_records: Option<i64>,

@@ -163,15 +163,25 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
 /// A distributed run: every node of the cluster and its WAL insert position, in keybench.run_nodes.
 fn start_nodes(run_id: i64) {
     let nodes = citus::nodes();
-    let lsns = citus::run_everywhere(
+    // Every node runs this server's major, so the checkpoint counter is read alike.
+    let starts = citus::run_everywhere(
         "reading the WAL position",
         &nodes,
-        "SELECT pg_catalog.pg_current_wal_insert_lsn()",
+        &format!("SELECT pg_catalog.pg_current_wal_insert_lsn() || ' ' || ({CHECKPOINTS_SQL})"),
     );
-    for (n, lsn) in nodes.iter().zip(lsns) {
+    for (n, start) in nodes.iter().zip(starts) {
+        let start = start.unwrap_or_default();
+        let (lsn, checkpoints) = start.split_once(' ').unwrap_or((&start, ""));
         spi_run(
-            "INSERT INTO keybench.run_nodes (run_id, node, coordinator, lsn_start) VALUES ($1, $2, $3, $4::pg_lsn)",
-            &[run_id.into(), n.label().into(), n.coordinator.into(), lsn.into()],
+            "INSERT INTO keybench.run_nodes (run_id, node, coordinator, lsn_start, checkpoints_start)
+             VALUES ($1, $2, $3, $4::pg_lsn, nullif($5, '')::bigint)",
+            &[
+                run_id.into(),
+                n.label().into(),
+                n.coordinator.into(),
+                lsn.into(),
+                checkpoints.into(),
+            ],
         );
     }
 }
@@ -181,6 +191,11 @@ fn start_nodes(run_id: i64) {
 /// and full-page images where every node's pg_walinspect could count them), heap and index bytes
 /// summed over the shards, leaf density and fragmentation over all their leaves.
 fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summary) {
+    let checkpoints_start = spi_one::<i64>(
+        "SELECT sum(checkpoints_start)::bigint FROM keybench.run_nodes WHERE run_id = $1",
+        &[run_id.into()],
+    )
+    .unwrap_or(0);
     let rows: Vec<(String, bool, String)> = Spi::connect(|c| {
         c.select(
             "SELECT node, coordinator, lsn_start::text FROM keybench.run_nodes WHERE run_id = $1 ORDER BY node",
@@ -213,24 +228,30 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
     let wal: Vec<String> = rows
         .iter()
         .map(|(_, _, lsn)| {
-            format!("SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), '{lsn}')::bigint")
+            format!(
+                "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), '{lsn}')::bigint || ' ' || ({CHECKPOINTS_SQL})"
+            )
         })
         .collect();
-    let wal: Vec<i64> = citus::run_on(&refs, &wal)
+    // Each node's WAL bytes since the start, and its checkpoint counter now.
+    let ends: Vec<(i64, Option<i64>)> = citus::run_on(&refs, &wal)
         .into_iter()
         .zip(&nodes)
         .map(|(w, n)| {
-            w.unwrap_or_else(|e| {
-                crate::pg::error::raise(citus::CitusError::Node(
-                    "reading the WAL position".into(),
-                    n.label(),
-                    e.trim().into(),
-                ))
-            })
-            .and_then(|t| t.parse::<i64>().ok())
-            .unwrap_or(0)
+            let text = w
+                .unwrap_or_else(|e| {
+                    crate::pg::error::raise(citus::CitusError::Node(
+                        "reading the WAL position".into(),
+                        n.label(),
+                        e.trim().into(),
+                    ))
+                })
+                .unwrap_or_default();
+            let (bytes, checkpoints) = text.split_once(' ').unwrap_or((&text, ""));
+            (bytes.parse().unwrap_or(0), checkpoints.parse().ok())
         })
         .collect();
+    let wal: Vec<i64> = ends.iter().map(|e| e.0).collect();
     // Records and full-page images in the same stretch of WAL (up to what is flushed), counted
     // in it where pg_walinspect is installed, the role may use it and the WAL is still there.
     let inspect: Vec<String> = rows
@@ -251,7 +272,7 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
     let shards =
         citus::shard_figures(index, ext, true).unwrap_or_else(|e| crate::pg::error::raise(e));
     let (mut wal_total, mut records, mut fpis) = (0i64, Some(0i64), Some(0i64));
-    for ((n, &wal_bytes), i) in nodes.iter().zip(&wal).zip(inspect) {
+    for ((n, &(wal_bytes, checkpoints)), i) in nodes.iter().zip(&ends).zip(inspect) {
         wal_total += wal_bytes;
         let counted: Option<(i64, i64)> = i.ok().flatten().and_then(|t| {
             let (r, f) = t.split_once(' ')?;
@@ -269,7 +290,7 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
         spi_run(
             "UPDATE keybench.run_nodes SET lsn_end = lsn_start + $3::numeric, wal_bytes = $3, wal_records = $4,
                 wal_fpi = $5, shards = $6, heap_bytes = $7, index_bytes = $8, avg_leaf_density = $9,
-                leaf_fragmentation = $10
+                leaf_fragmentation = $10, checkpoints = $11 - checkpoints_start
              WHERE run_id = $1 AND node = $2",
             &[
                 run_id.into(),
@@ -282,6 +303,7 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
                 mine.iter().map(|f| f.index_bytes).sum::<i64>().into(),
                 (!density.is_nan()).then_some(density).into(),
                 (!fragmentation.is_nan()).then_some(fragmentation).into(),
+                checkpoints.into(),
             ],
         );
     }
@@ -308,6 +330,10 @@ fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Summar
         .map(|f| (f.leaf_pages, f.avg_leaf_density, f.leaf_fragmentation))
         .collect();
     let (density, fragmentation) = citus::combine(&leaves);
+    if let Some(c) = ends.iter().map(|e| e.1).sum::<Option<i64>>() {
+        // The checkpoints of all nodes together, as the WAL.
+        s.checkpoints = c - checkpoints_start;
+    }
     s.lsn_delta = wal_total;
     s.counters.wal_bytes = wal_total;
     s.counters.wal_records = records.unwrap_or(0);
