@@ -167,7 +167,11 @@ r "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
        (SELECT string_agg(to_char(b.blks_read, 'FM999,999,999'), ' and ' ORDER BY b.port) FROM reads b JOIN runs x USING (run_id) WHERE x.kind = 'uuidv7' AND x.shared_buffers = '16MB'),
        to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '16MB')), 'FM999,999,999'),
        to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '128MB')), 'FM999,999,999'))
-   FROM runs) x"
+   FROM runs
+   UNION ALL
+   SELECT 3, format('- **Full-page images stay few without a checkpoint inside the run**: %s-%s per worker for every key here. Every page of the new table is created after the run''s first CHECKPOINT, and a page first written after a checkpoint needs no full image (in a 200,000-row snowflake run checked by hand with pg_walinspect, every FPI on a worker was an FPI_FOR_HINT record: hint bits under data checksums). The studies'' large FPI gap between uuidv4 and time-ordered keys comes from checkpoints during a long load, when uuidv4 keeps dirtying pages written before them (docs/EXPERIMENTS.md).',
+       min(n.wal_fpi), max(n.wal_fpi))
+   FROM nodes n WHERE NOT n.coordinator) x"
 cat <<EOF
 - **The coordinator writes WAL too**, though it holds no shard: its own pg_walinspect shows where
   the uuidv4 run's went (block references by relation; Citus keeps one \`pg_dist_transaction\` row
