@@ -170,15 +170,14 @@ pub fn run_everywhere(what: &str, nodes: &[Node], command: &str) -> Vec<Option<S
         .collect()
 }
 
-/// Whether `table` is a Citus table with shards (distributed, or a reference table), when Citus
-/// is installed.
+/// Whether `table` is a Citus table with shards (distributed, or a reference table). Only where
+/// Citus is installed ([`installed`], [`require`]): its catalog is not there otherwise.
 pub fn is_distributed(table: pg_sys::Oid) -> bool {
-    installed()
-        && crate::pg::spi::one::<bool>(
-            "SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)",
-            &[table.into()],
-        )
-        .unwrap_or(false)
+    crate::pg::spi::one::<bool>(
+        "SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)",
+        &[table.into()],
+    )
+    .unwrap_or(false)
 }
 
 /// One shard placement of an index of a distributed table, measured on its node.
@@ -355,9 +354,6 @@ mod sql {
         ),
     > {
         require("keybench_shard_density");
-        // keybench_density's own checks on the coordinator's (empty) index: a B-tree index the
-        // caller may read. Its shards are then measured with the same checks on their nodes.
-        let _ = crate::inspect::density::scan(index.0);
         let table = crate::pg::spi::one::<pg_sys::Oid>(
             "SELECT indrelid FROM pg_catalog.pg_index WHERE indexrelid = $1",
             &[index.0.into()],
@@ -368,6 +364,10 @@ mod sql {
                     .unwrap_or_default();
             crate::pg::error::raise(CitusError::NotDistributed(name));
         }
+        // keybench_density's own checks on the coordinator's index, which is empty (so the scan
+        // costs nothing): a B-tree index the caller may read. Its shards are then measured with
+        // the same checks on their nodes.
+        let _ = crate::inspect::density::scan(index.0);
         let ext = crate::pg::spi::extension_schema();
         let shards = shard_figures(index.0, &ext, true).unwrap_or_else(|e| raise(e));
         TableIterator::new(shards.into_iter().map(|s| {

@@ -138,14 +138,9 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     put_str(&mut shared.table, &table);
     if p.checkpoint_first {
         in_transaction(|| spi_run("CHECKPOINT", &[]))?;
-        if p.distributed {
-            in_transaction(|| {
-                citus::run_everywhere("CHECKPOINT", &citus::nodes(), "CHECKPOINT");
-            })?;
-        }
     }
     if p.distributed {
-        in_transaction(|| start_nodes(run_id))?;
+        in_transaction(|| start_nodes(run_id, p.checkpoint_first))?;
     }
     in_transaction(|| {
         spi_run(
@@ -160,9 +155,13 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A distributed run: every node of the cluster and its WAL insert position, in keybench.run_nodes.
-fn start_nodes(run_id: i64) {
+/// A distributed run: every node of the cluster (after a CHECKPOINT on each with `checkpoint`) and
+/// its WAL insert position and checkpoint count, in keybench.run_nodes.
+fn start_nodes(run_id: i64, checkpoint: bool) {
     let nodes = citus::nodes();
+    if checkpoint {
+        citus::run_everywhere("CHECKPOINT", &nodes, "CHECKPOINT");
+    }
     // Every node runs this server's major, so the checkpoint counter is read alike.
     let starts = citus::run_everywhere(
         "reading the WAL position",
