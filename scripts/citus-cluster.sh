@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A throwaway local Citus cluster with keybench, for trying distributed runs by hand: builds and
-# installs Citus (once, cached outside the clone) and keybench (release), starts a coordinator and
+# A throwaway local Citus cluster with keybench, for trying distributed runs by hand: on a
+# PostgreSQL install that has Citus (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh),
+# installs keybench (release), starts a coordinator and
 # WORKERS workers (each with citus and keybench preloaded, keybench.node_id = its index, and
 # pg_walinspect), then runs psql on the coordinator with the given arguments (interactive without
 # any), and stops the cluster when psql exits.
@@ -14,8 +15,8 @@ if [ $# -gt 0 ] && [ "$1" != -- ]; then workers=$1; shift; fi
 [ "${1:-}" = -- ] && shift
 bash scripts/setup.sh "$v" >/dev/null
 . scripts/citus.sh
-install_release "$v"
-citus_install "$v"
+citus_find "$v" || { echo "$CITUS_WHY" >&2; exit 1; }
+citus_install_keybench --release
 trap citus_cluster_stop EXIT
 citus_cluster_start "$v" "$workers" $((57500 + 10 * (v - 10))) keybench.progress_interval=0
 echo "Citus cluster: coordinator ${CITUS_NODES[0]#*:}, workers $(for n in "${CITUS_NODES[@]:1}"; do printf '%s ' "${n#*:}"; done)(localhost; stopped when psql exits)" >&2

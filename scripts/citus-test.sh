@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # keybench on a Citus cluster: a throwaway coordinator and 2 workers of PostgreSQL MAJOR (default
-# 18), each with citus and keybench preloaded and keybench.node_id = its index (scripts/citus.sh
-# builds Citus once, cached outside the clone). Every check is a SQL query:
+# 18), each with citus and keybench preloaded and keybench.node_id = its index, on a PostgreSQL
+# install that has Citus (scripts/citus.sh: KB_CITUS_PG_CONFIG, or .pg/MAJOR). Every check is a
+# SQL query:
 #   - keybench_run(..., distributed => true) for bigint, snowflake, uuidv7, uuidv4: the table is
 #     hash-distributed, every row lands, per-node WAL and per-shard density are recorded, and the
 #     run's totals are the nodes' and shards' together
@@ -11,7 +12,8 @@
 #   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
 #   - a cancelled distributed run leaves no table and no shard behind; a worker node down mid-run
 #     (and under keybench_cleanup()) leaves the run closed and clearly marked
-# Usage: scripts/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure;
+#        without Citus for MAJOR, one "skipped - ..." line with the reason and exit 77)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/citus.sh
@@ -21,7 +23,8 @@ failed=0
 check() { # check DESCRIPTION EXPECTED ACTUAL
   if [ "$2" = "$3" ]; then echo "ok - citus: $1"; else echo "not ok - citus: $1 (expected '$2', got '$3')"; failed=1; fi
 }
-citus_install "$v" >/dev/null || { echo "not ok - citus: build and install Citus for PostgreSQL $v"; exit 1; }
+citus_find "$v" || { echo "skipped - citus: $CITUS_WHY"; exit 77; }
+citus_install_keybench || { echo "not ok - citus: install keybench into $CITUS_PG_CONFIG"; exit 1; }
 citus_cluster_start "$v" 2 $((57100 + 10 * (v - 10))) fsync=off keybench.progress_interval=0 \
   || { echo "not ok - citus: cluster"; exit 1; }
 q() { citus_psql 0 -c "$1" 2>&1; }

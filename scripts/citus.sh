@@ -1,13 +1,22 @@
-# Sourced by the keybench scripts: Citus, built once from the vendored source, and a throwaway
-# local Citus cluster (a coordinator and N workers, each an ordinary PostgreSQL server with
+# Sourced by the keybench scripts: an installed Citus, and a throwaway local Citus cluster (a
+# coordinator and N workers, each an ordinary PostgreSQL server with
 # shared_preload_libraries = 'citus,keybench').
 #
-# Citus (AGPL-3.0) is only a test engine here: it is never linked into or shipped with keybench.
-# Its source is the tarball in ../shared/vendor/ (next to the project; KB_CITUS_TARBALL names
-# another). The build is cached outside the clone, in ${KB_CACHE:-$HOME/.cache/keybench}, keyed by
-# the tarball's checksum and the PostgreSQL release, so a second run only copies the files in.
+# Citus (AGPL-3.0) is only a test engine here: it is never linked into, shipped with or built by
+# keybench. The scripts take a PostgreSQL install that already has Citus (citus.so in its
+# `pg_config --pkglibdir`, citus.control in its share/extension/), as the Citus project's own
+# packages put it there (postgresql-MAJOR-citus-X.Y on Debian and Ubuntu, citusXY_MAJOR on
+# RHEL-like systems, next to the PostgreSQL packages of that major). Which install:
+#   - KB_CITUS_PG_CONFIG, when set, for the major it reports
+#     (e.g. KB_CITUS_PG_CONFIG=/usr/lib/postgresql/17/bin/pg_config);
+#   - otherwise the project's own .pg/MAJOR/ (scripts/setup.sh), once Citus has been put there.
 #
-#   citus_install MAJOR                       build (or take from the cache) and install into .pg/MAJOR
+#   citus_find MAJOR                          0 and CITUS_PG_CONFIG set (and exported as KB_PG_CONFIG,
+#                                             the install the cluster runs) when that major has Citus;
+#                                             otherwise 1 and CITUS_WHY, one line: which pg_config
+#                                             was looked at, and how to point at another
+#   citus_install_keybench [--release]        build keybench and install it into that install, when
+#                                             it is not .pg/MAJOR (scripts/test.sh installs there)
 #   citus_cluster_start MAJOR WORKERS PORT0 [settings...]
 #                                             coordinator on PORT0, workers on PORT0+1..; every node
 #                                             gets keybench.node_id = its index (0 = coordinator)
@@ -17,58 +26,45 @@
 
 CITUS_MAJORS=(16 17 18)
 
-citus_tarball() { # the vendored Citus source, or nothing
-  local t d
-  if [ -n "${KB_CITUS_TARBALL:-}" ]; then echo "$KB_CITUS_TARBALL"; return; fi
-  # ../shared next to the project, wherever the clone is; then the machine's shared directory.
-  for d in "$KB_ROOT/../shared/vendor" "$KB_ROOT/../../shared/vendor" /work/shared/vendor; do
-    for t in "$d"/citus-*.tar.gz; do [ -f "$t" ] && { echo "$t"; return; }; done
-  done
+citus_find() { # citus_find MAJOR
+  local m=$1 c own lib ext
+  CITUS_PG_CONFIG= CITUS_WHY=
+  if ! printf '%s\n' "${CITUS_MAJORS[@]}" | grep -qx "$m"; then
+    CITUS_WHY="keybench's distributed runs are tested on PostgreSQL ${CITUS_MAJORS[*]} (with Citus), not $m"; return 1
+  fi
+  own="$KB_ROOT/.pg/$m/bin/pg_config"
+  c=$own
+  if [ -n "${KB_CITUS_PG_CONFIG:-}" ]; then
+    if [ ! -x "$KB_CITUS_PG_CONFIG" ]; then
+      CITUS_WHY="no Citus for PostgreSQL $m: KB_CITUS_PG_CONFIG=$KB_CITUS_PG_CONFIG is not an executable pg_config"; return 1
+    fi
+    # It names the install of one major; the other majors are looked for in .pg/.
+    if [ "$("$KB_CITUS_PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')" = "$m" ]; then
+      c=$KB_CITUS_PG_CONFIG
+    fi
+  fi
+  if [ ! -x "$c" ]; then
+    CITUS_WHY="no Citus for PostgreSQL $m: $c does not exist (run scripts/setup.sh $m, or set KB_CITUS_PG_CONFIG to the pg_config of a PostgreSQL $m with Citus installed)"; return 1
+  fi
+  lib=$("$c" --pkglibdir); ext="$("$c" --sharedir)/extension"
+  if [ ! -f "$lib/citus.so" ] || [ ! -f "$ext/citus.control" ]; then
+    CITUS_WHY="no Citus for PostgreSQL $m: no citus.so in $lib (pg_config $c); install the Citus package for PostgreSQL $m, or set KB_CITUS_PG_CONFIG to the pg_config of a PostgreSQL $m that has it"
+    return 1
+  fi
+  CITUS_PG_CONFIG=$c CITUS_FIND_MAJOR=$m
+  if [ "$c" = "$own" ]; then unset KB_PG_CONFIG; else export KB_PG_CONFIG=$c; fi
+  return 0
 }
 
-citus_install() { # citus_install MAJOR
-  local m=$1 tarball pg_config key cache stage src
-  printf '%s\n' "${CITUS_MAJORS[@]}" | grep -qx "$m" \
-    || { echo "Citus supports PostgreSQL ${CITUS_MAJORS[*]}, not $m" >&2; return 1; }
-  tarball=$(citus_tarball)
-  [ -n "$tarball" ] || { echo "the Citus source tarball (../shared/vendor/citus-*.tar.gz) was not found; set KB_CITUS_TARBALL" >&2; return 1; }
-  pg_config=$(pg_config_for "$m") || return 1
-  key="$(sha256sum "$tarball" | cut -c1-16)-pg$(pg_full_version "$m")"
-  cache="${KB_CACHE:-$HOME/.cache/keybench}/citus-$key"
-  stage="$cache/stage"
-  if [ ! -f "$cache/.done" ]; then
-    echo "[citus] building $(basename "$tarball") for PostgreSQL $m into $cache (a few minutes, once)" >&2
-    local deps=() p
-    for p in liblz4-dev libzstd-dev libkrb5-dev libssl-dev libxml2-dev libxslt1-dev libreadline-dev libicu-dev make gcc; do
-      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || deps+=("$p")
-    done
-    if [ ${#deps[@]} -gt 0 ]; then
-      DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${deps[@]}" >/dev/null || return 1
-    fi
-    rm -rf "$cache"; mkdir -p "$cache"
-    src="$cache/src"; mkdir -p "$src"
-    tar xzf "$tarball" -C "$src" --strip-components=1 || return 1
-    ( cd "$src" && ./configure PG_CONFIG="$pg_config" >"$cache/configure.log" 2>&1 \
-        && make -j"$(nproc)" >"$cache/make.log" 2>&1 \
-        && make install DESTDIR="$stage" >"$cache/install.log" 2>&1 ) \
-      || { echo "[citus] build failed: see $cache/*.log" >&2; tail -20 "$cache"/*.log >&2; return 1; }
-    rm -rf "$src"
-    touch "$cache/.done"
+citus_install_keybench() { # citus_install_keybench [--release]: after citus_find
+  [ -n "${CITUS_PG_CONFIG:-}" ] || { echo "citus_install_keybench: call citus_find first" >&2; return 1; }
+  if [ "$CITUS_PG_CONFIG" = "$KB_ROOT/.pg/$CITUS_FIND_MAJOR/bin/pg_config" ] && [ "${1:-}" != --release ]; then
+    return 0 # scripts/test.sh has installed this build there already
   fi
-  # The staged tree mirrors the building install's absolute paths: take the files by their place
-  # under lib/ and share/extension/ and copy them into this install.
-  local libdir sharedir f
-  libdir=$("$pg_config" --pkglibdir); sharedir=$("$pg_config" --sharedir)
-  while IFS= read -r -d '' f; do
-    install -m 755 "$f" "$libdir/$(basename "$f")"
-    # It links libpq with the building install's lib/ as RUNPATH: point it at its own directory.
-    patchelf --set-rpath '$ORIGIN' "$libdir/$(basename "$f")"
-  done < <(find "$stage" -path '*/lib/*.so' -print0)
-  while IFS= read -r -d '' f; do
-    install -m 644 "$f" "$sharedir/extension/$(basename "$f")"
-  done < <(find "$stage" -path '*/share/extension/*' -type f -print0)
-  [ -f "$libdir/citus.so" ] && [ -f "$sharedir/extension/citus.control" ]
+  local log="$KB_ROOT/target/logs/install-citus-pg$CITUS_FIND_MAJOR.log"
+  mkdir -p "$KB_ROOT/target/logs"
+  cargo pgrx install ${1:+"$1"} --pg-config "$CITUS_PG_CONFIG" >"$log" 2>&1 \
+    || { tail -30 "$log" >&2; return 1; }
 }
 
 CITUS_NODES=()
@@ -76,6 +72,7 @@ CITUS_NODES=()
 # nodes connect to each other there) and a private socket; trust auth, as every throwaway cluster.
 citus_cluster_start() {
   local m=$1 workers=$2 port0=$3 i port name; shift 3
+  citus_find "$m" || { echo "$CITUS_WHY" >&2; return 1; }
   CITUS_MAJOR=$m; CITUS_NODES=()
   for i in $(seq 0 "$workers"); do
     port=$((port0 + i)); name="citus$m-node$i"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The key choice on a Citus cluster: bigint (identity, from the coordinator's sequence),
 # snowflake, uuidv7 and uuidv4 as the distribution key of a table hashed over SHARDS shards on a
-# throwaway local cluster of a coordinator and 2 workers (scripts/citus.sh), ROWS rows each, loaded
+# throwaway local cluster of a coordinator and 2 workers on a PostgreSQL install that has Citus
+# (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh), ROWS rows each, loaded
 # by keybench_run(..., distributed => true) from the coordinator (CLIENTS loaders, default 1). Twice: with
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
@@ -16,7 +17,10 @@ clients=${CLIENTS:-1}
 kinds=(bigint snowflake uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
 . scripts/citus.sh
-if [ -z "${REPORT_ONLY:-}" ]; then install_release "$v"; citus_install "$v"; fi
+if [ -z "${REPORT_ONLY:-}" ]; then
+  citus_find "$v" || { echo "$CITUS_WHY" >&2; exit 1; }
+  citus_install_keybench --release
+fi
 trap citus_cluster_stop EXIT
 q() { citus_psql 0 -c "$1"; }
 # Blocks each worker read from outside its shared buffers and found in them, from its
@@ -55,6 +59,7 @@ started=$(date +%s)
   server_version=$(q "SHOW server_version")
   checksums=$(q "SHOW data_checksums")
   citus_version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
+  citus_release=$(q "SELECT split_part(citus_version(), ' ', 2)")
   # Keep this cluster's results for the report: the next one starts from an empty database.
   q "COPY (SELECT * FROM keybench.runs) TO STDOUT" > "$KB_ROOT/target/distributed-runs-$sb.tsv"
   q "COPY (SELECT * FROM keybench.run_nodes) TO STDOUT" > "$KB_ROOT/target/distributed-nodes-$sb.tsv"
@@ -62,9 +67,9 @@ started=$(date +%s)
   citus_cluster_stop
 done
 if [ -z "${REPORT_ONLY:-}" ]; then
-  echo "$(( $(date +%s) - started )) $server_version $checksums $citus_version" > "$KB_ROOT/target/distributed-meta.txt"
+  echo "$(( $(date +%s) - started )) $server_version $checksums $citus_version $citus_release" > "$KB_ROOT/target/distributed-meta.txt"
 fi
-read -r elapsed server_version checksums citus_version < "$KB_ROOT/target/distributed-meta.txt"
+read -r elapsed server_version checksums citus_version citus_release < "$KB_ROOT/target/distributed-meta.txt"
 
 # The report, written from the recorded figures by a one-node cluster holding them all.
 cluster_start distributed-report "$v" $((57390 + v)) >/dev/null
@@ -89,7 +94,7 @@ cat <<EOF
 # keybench on a Citus cluster
 
 Written by \`CLIENTS=$clients scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
-throwaway cluster on this machine (2 cores): a Citus $citus_version coordinator and 2 workers, each PostgreSQL
+throwaway cluster on this machine (2 cores): a Citus ${citus_release:-} (extension version $citus_version) coordinator and 2 workers, each PostgreSQL
 $server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums $checksums, every
 other setting PostgreSQL's default but shared_buffers, max_wal_size (4 GB) and checkpoint_timeout (30 min,
 so that no checkpoint falls inside a run: the per-node table shows none did). Each run is

@@ -36,8 +36,8 @@ if ! id postgres >/dev/null 2>&1; then
 fi
 
 # --- PostgreSQL, one install per major --------------------------------------
-# The wheels declare Requires-Python >= 3.12; they hold a plain tarball, so pip only downloads
-# them (for Python 3.12) and this script unpacks the tarball.
+# The wheels declare Requires-Python >= 3.12; they hold a prebuilt install as a .tar.gz archive, so pip only downloads
+# them (for Python 3.12) and this script unpacks the archive (nothing is compiled).
 for m in "${majors[@]}"; do
   v=$(pg_full_version "$m")
   dir="$ROOT/.pg/$m"
