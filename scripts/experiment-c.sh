@@ -41,6 +41,13 @@ rate AS (SELECT kind, quarter, (sum(rows) / sum(elapsed_ms / 1000))::numeric AS 
 SELECT quarter, round((SELECT tx_s FROM rate WHERE kind = 'uuidv4' AND quarter = r.quarter) / (SELECT tx_s FROM rate WHERE kind = 'uuidv7' AND quarter = r.quarter), 3) AS rate_uuidv4_to_uuidv7,
        round((SELECT tx_s FROM rate WHERE kind = 'uuidv4' AND quarter = r.quarter) / (SELECT tx_s FROM rate WHERE kind = 'bigint' AND quarter = r.quarter), 3) AS rate_uuidv4_to_bigint
 FROM (VALUES (1), (4)) r(quarter)"
+echo "-- the I/O bill (keybench_io_cost, a projection): at 1,000 inserts/s, from the whole load and from its last quarter (out of memory):"
+psql_q -c "SELECT c.kind, 'all' AS rows_from, c.reads_per_row, c.write_units_per_row, c.monthly_read_requests, c.monthly_write_requests, c.monthly_cost, c.cost_over_first
+FROM keybench_io_cost(ARRAY(SELECT run_id FROM keybench.runs WHERE kind IN ('uuidv7', 'uuidv4', 'bigint') ORDER BY kind DESC)) c
+UNION ALL
+SELECT c.kind, 'last quarter', c.reads_per_row, c.write_units_per_row, c.monthly_read_requests, c.monthly_write_requests, c.monthly_cost, c.cost_over_first
+FROM keybench_io_cost(ARRAY(SELECT run_id FROM keybench.runs WHERE kind IN ('uuidv7', 'uuidv4', 'bigint') ORDER BY kind DESC), from_rows => $rows * 3 / 4) c"
+psql_q -c "SELECT DISTINCT projection FROM keybench_io_cost(ARRAY(SELECT run_id FROM keybench.runs))"
 echo "-- the memory cgroup's peak usage: $(( $(cat /sys/fs/cgroup/memory/keybench-experiment-c/memory.max_usage_in_bytes) / 1048576 )) MB of $cap MB"
 svg=docs/img/experiment-c-${cap}MB.svg
 echo "-- chart: $svg"

@@ -47,7 +47,7 @@ check "0.1.0 installed" 0.1.0 "$(psql -d up -c "SELECT extversion FROM pg_extens
 psql -d up -c "SELECT run_id FROM keybench_run('uuidv7', 2000, clients => 2)" \
             -c "SELECT run_id FROM keybench_run('uuidv4', 1000, keep => true)" >/dev/null
 # A second 0.1.0 database where a role was granted keybench_run and keybench_compare: the update
-# re-creates both (their result type changed in 0.3.0, keybench_run's arguments in 0.4.0 and 0.5.0, keybench_compare's in 0.5.0) and must give
+# re-creates both (their result type changed in 0.3.0, keybench_run's arguments in 0.4.0, 0.5.0 and 0.6.0, keybench_compare's in 0.5.0) and must give
 # the grants back.
 "$PGBIN/createdb" grants
 psql -d grants -c "SET client_min_messages = warning" -c "CREATE EXTENSION keybench" -c "DROP ROLE IF EXISTS keybench_lifecycle_grantee" \
@@ -70,9 +70,9 @@ check "ALTER EXTENSION keybench UPDATE" "" "$(cat "$work/update.err")"
 check "updated to $new" "$new" "$(psql -d up -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'")"
 psql -d grants -c "ALTER EXTENSION keybench UPDATE" >/dev/null 2>"$work/update-grants.err"
 check "the update keeps the EXECUTE grants on re-created functions" "t|t|f" \
-  "$(psql -d grants -c "SELECT has_function_privilege('keybench_lifecycle_grantee', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer)', 'EXECUTE'),
+  "$(psql -d grants -c "SELECT has_function_privilege('keybench_lifecycle_grantee', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE'),
                               has_function_privilege('keybench_lifecycle_grantee', 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer)', 'EXECUTE'),
-                              has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer)', 'EXECUTE')")"
+                              has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE')")"
 "$PGBIN/dropdb" grants
 "$PGBIN/createdb" fresh
 psql -d fresh -c "CREATE EXTENSION keybench" >/dev/null
@@ -91,7 +91,7 @@ check "the old runs export and import" "2 2" \
   "$(psql -d up -c "SELECT count(*), count(*) FILTER (WHERE batches > 0) FROM keybench_import(keybench_export(ARRAY[1, 2]))" | tr '|' ' ')"
 check "a new run after the update" done \
   "$(psql -d up -c "SELECT run_id FROM keybench_run('snowflake', 1000)" >/dev/null; psql -d up -c "SELECT status FROM keybench.runs WHERE run_id = 3")"
-check "PUBLIC cannot start runs after the update" f "$(psql -d up -c "SELECT has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer)', 'EXECUTE')")"
+check "PUBLIC cannot start runs after the update" f "$(psql -d up -c "SELECT has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE')")"
 
 # Dump and restore.
 "$PGBIN/createdb" src

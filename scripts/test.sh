@@ -6,7 +6,8 @@
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
 #      with and without shared_preload_libraries, and with a small shared_buffers
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
-#      ordinary role (scripts/fuzz.sh), and kill -9 of a worker (scripts/crash-test.sh)
+#      ordinary role (scripts/fuzz.sh), kill -9 of a worker (scripts/crash-test.sh), and a primary
+#      with a streaming standby (scripts/standby-test.sh)
 #   5. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/citus-test.sh), where that major has Citus installed
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh); without it, a "skipped" line
@@ -104,6 +105,8 @@ for v in "${versions[@]}"; do
   fi
   echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
   run_step "target/logs/crash-pg$v.log" "pg$v crash test" bash scripts/crash-test.sh "$v"
+  echo "-- scripts/standby-test.sh $v: a primary and a streaming standby"
+  run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/standby-test.sh "$v"
 done
 
 if [[ " ${versions[*]} " == *" 18 "* ]]; then

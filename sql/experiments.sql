@@ -171,3 +171,86 @@ BEGIN
   WHERE r.run_id = $1 AND r.index_bytes > 0
   ORDER BY pg_size_bytes(s);
 END $f$;
+
+-- Experiment C's cloud bill: a projection, per run, of the monthly I/O requests and their price at
+-- `inserts_per_sec`, from the run's measured reads and WAL per row (its batches from `from_rows`
+-- rows on). Reads: the blocks its loaders read from outside shared_buffers (keybench.batches'
+-- shared_read), each ceil(block_size / read_page_bytes) requests, as a storage-billed service
+-- (Aurora Standard) counts a page fetched from storage; writes: the WAL bytes in units of
+-- `write_unit_bytes`, as such a service bills the log it ships to storage (a lower bound: commits
+-- round up to whole units). The defaults are AWS's public list price for Aurora Standard I/O in
+-- us-east-1 ($0.20 per million requests, unchanged from 2014 to 2025), PostgreSQL's 8 KiB read
+-- pages, 4 KiB write units and a 730-hour month.
+CREATE FUNCTION keybench_io_cost(run_ids bigint[], inserts_per_sec float8 DEFAULT 1000,
+                                 price_per_million_requests numeric DEFAULT 0.20,
+                                 read_page_bytes int DEFAULT 8192, write_unit_bytes int DEFAULT 4096,
+                                 from_rows bigint DEFAULT 0, hours_per_month float8 DEFAULT 730)
+RETURNS TABLE (run_id bigint, kind text, rows_counted bigint, reads_per_row float8, write_units_per_row float8,
+               monthly_read_requests bigint, monthly_write_requests bigint, monthly_cost numeric,
+               cost_over_first numeric, projection text)
+LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  id bigint;
+  r keybench.runs;
+BEGIN
+  IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL OR $4 IS NULL OR $5 IS NULL OR $6 IS NULL OR $7 IS NULL THEN
+    RAISE EXCEPTION 'keybench_io_cost: no argument may be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF cardinality($1) = 0 OR array_position($1, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'keybench_io_cost: run_ids must name at least one run and hold no NULL, not %', $1
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($2 > 0 AND $2 <= 1e9) THEN
+    RAISE EXCEPTION 'inserts_per_sec must be above 0 and at most 1000000000, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($3 >= 0 AND $3 <= 1e6) THEN
+    RAISE EXCEPTION 'price_per_million_requests must be between 0 and 1000000, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $4 NOT BETWEEN 512 AND 1048576 THEN
+    RAISE EXCEPTION 'read_page_bytes must be between 512 and 1048576, not %', $4 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $5 NOT BETWEEN 512 AND 1048576 THEN
+    RAISE EXCEPTION 'write_unit_bytes must be between 512 and 1048576, not %', $5 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $6 < 0 THEN
+    RAISE EXCEPTION 'from_rows must not be negative, not %', $6 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT ($7 > 0 AND $7 <= 744) THEN
+    RAISE EXCEPTION 'hours_per_month must be above 0 and at most 744, not %', $7 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  FOREACH id IN ARRAY $1 LOOP
+    SELECT * INTO r FROM keybench.runs WHERE keybench.runs.run_id = id;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'run % does not exist', id USING ERRCODE = 'undefined_object';
+    END IF;
+    IF r.status <> 'done' THEN
+      RAISE EXCEPTION 'run % is %, not done', id, r.status USING ERRCODE = 'object_not_in_prerequisite_state',
+        HINT = 'keybench_io_cost projects from a finished run''s measured figures.';
+    END IF;
+    PERFORM keybench.refuse_distributed(id, 'keybench_io_cost');
+    IF NOT EXISTS (SELECT FROM keybench.batches b WHERE b.run_id = id AND b.rows_before >= $6) THEN
+      RAISE EXCEPTION 'run % has no batch from row % on (it loaded % rows)', id, $6, r.rows
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  RETURN QUERY
+  WITH per_run AS (
+    SELECT u.run_id, u.ord, ru.kind, sum(b.rows)::bigint AS n,
+           sum(b.shared_read)::float8 * ceil(current_setting('block_size')::float8 / $4) / sum(b.rows) AS reads,
+           sum(b.wal_bytes)::float8 / $5 / sum(b.rows) AS writes
+    FROM unnest($1) WITH ORDINALITY u(run_id, ord)
+    JOIN keybench.runs ru ON ru.run_id = u.run_id
+    JOIN keybench.batches b ON b.run_id = u.run_id AND b.rows_before >= $6
+    GROUP BY u.run_id, u.ord, ru.kind),
+  monthly AS (
+    SELECT p.*, round(p.reads * $2 * $7 * 3600)::bigint AS mr, round(p.writes * $2 * $7 * 3600)::bigint AS mw
+    FROM per_run p),
+  priced AS (
+    SELECT m.*, round((m.mr + m.mw) / 1e6 * $3, 2) AS cost FROM monthly m)
+  SELECT p.run_id, p.kind, p.n, round(p.reads::numeric, 4)::float8, round(p.writes::numeric, 4)::float8,
+         p.mr, p.mw, p.cost, p.cost - first_value(p.cost) OVER (ORDER BY p.ord),
+         format('projection at %s inserts/s for %s h a month: reads = blocks read from outside shared_buffers '
+                '(%s B) per row in %s-B pages, writes = WAL bytes per row in %s-B units, at $%s per million requests',
+                $2, $7, current_setting('block_size'), $4, $5, $3)
+  FROM priced p ORDER BY p.ord;
+END $f$;

@@ -149,6 +149,83 @@ COMMENT ON TABLE keybench.run_shards IS 'distributed runs: per shard placement o
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_nodes', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_shards', '');
 GRANT SELECT ON keybench.run_nodes, keybench.run_shards TO PUBLIC;
+-- The streaming standbys of a run's server, seen from its pg_stat_replication (src/run/standby.rs):
+-- those connected when the load started, per run, and per batch how far each was behind the
+-- batch's end LSN. LSN and lag figures are NULL (with the reason in note) for a caller without
+-- the privileges of pg_read_all_stats, which pg_stat_replication hides them from.
+CREATE TABLE keybench.run_standbys (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    walsender_pid int NOT NULL,
+    application_name text NOT NULL,
+    client_addr text,
+    sync_state text,
+    lag_known boolean NOT NULL,
+    stayed_connected boolean NOT NULL DEFAULT true,
+    replay_lsn_start pg_lsn,
+    lsn_end pg_lsn,
+    replay_lsn_end pg_lsn,
+    end_sent_lag_bytes bigint,
+    end_flush_lag_bytes bigint,
+    end_replay_lag_bytes bigint,
+    end_replay_lag_ms float8,
+    max_replay_lag_bytes bigint,
+    max_replay_lag_ms float8,
+    waited boolean NOT NULL DEFAULT false,
+    catchup_ms float8,
+    replay_bytes_per_sec float8,
+    replay_rows_per_sec float8,
+    note text,
+    PRIMARY KEY (run_id, walsender_pid)
+);
+COMMENT ON TABLE keybench.run_standbys IS 'the streaming standbys of a run''s server: lag at the end of the load, largest lag, catch-up time, replay rate';
+COMMENT ON COLUMN keybench.run_standbys.lsn_end IS 'the end of the load: the primary''s WAL insert position when its last batch had committed';
+COMMENT ON COLUMN keybench.run_standbys.catchup_ms IS 'from the end of the load until the standby''s replay_lsn passed lsn_end (0: it had already; NULL: not measured, see note)';
+COMMENT ON COLUMN keybench.run_standbys.replay_bytes_per_sec IS 'the WAL from the load''s start to lsn_end over the load and the catch-up; without a catch-up time, what it had replayed by the end of the load over the load';
+CREATE TABLE keybench.batch_standby_lag (
+    run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
+    batch bigint NOT NULL,
+    walsender_pid int NOT NULL,
+    lsn pg_lsn NOT NULL,
+    sent_lag_bytes bigint,
+    flush_lag_bytes bigint,
+    replay_lag_bytes bigint,
+    replay_lag_ms float8,
+    PRIMARY KEY (run_id, batch, walsender_pid)
+);
+COMMENT ON TABLE keybench.batch_standby_lag IS 'per batch of a run and standby: bytes between the batch''s end LSN and the standby''s sent, flushed and replayed positions, and pg_stat_replication''s replay_lag';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_standbys', '');
+SELECT pg_catalog.pg_extension_config_dump('keybench.batch_standby_lag', '');
+-- Each batch of a load with each standby's lag beside the writers' figures.
+CREATE VIEW keybench.batch_standbys AS
+SELECT b.run_id, b.batch, b.rows_before + b.rows AS rows_loaded, b.elapsed_ms,
+       round(b.rows / nullif(b.elapsed_ms / 1000.0, 0)) AS rows_per_sec, b.wal_bytes,
+       s.application_name, l.walsender_pid, l.sent_lag_bytes, l.flush_lag_bytes, l.replay_lag_bytes,
+       l.replay_lag_ms
+FROM keybench.batches b
+JOIN keybench.batch_standby_lag l USING (run_id, batch)
+JOIN keybench.run_standbys s USING (run_id, walsender_pid);
+COMMENT ON VIEW keybench.batch_standbys IS 'each batch of a load with how far each streaming standby was behind its end';
+GRANT SELECT ON keybench.run_standbys, keybench.batch_standby_lag, keybench.batch_standbys TO PUBLIC;
+-- keybench_replay: per run, replay paused on a standby during the load, then resumed and timed
+-- (src/run/replay.rs). `standby` is where the standby is, as it reported itself (host or socket
+-- directory, port, database, user): never a password. paused_at without resumed_at on a run that is
+-- no longer running is a standby left paused, which keybench_cleanup() resumes.
+CREATE TABLE keybench.run_replay (
+    run_id bigint PRIMARY KEY REFERENCES keybench.runs ON DELETE CASCADE,
+    standby text NOT NULL,
+    paused_at timestamptz,
+    resumed_at timestamptz,
+    lsn_end pg_lsn,
+    receive_wait_ms float8,
+    replay_ms float8,
+    standby_blocks_read bigint,
+    note text
+);
+COMMENT ON TABLE keybench.run_replay IS 'keybench_replay: replay paused on a standby during a run''s load, then resumed and timed to the end of the load';
+COMMENT ON COLUMN keybench.run_replay.replay_ms IS 'from pg_wal_replay_resume() until the standby''s pg_last_wal_replay_lsn() passed lsn_end (polled without pause)';
+COMMENT ON COLUMN keybench.run_replay.receive_wait_ms IS 'from the end of the load until the paused standby had received its WAL up to lsn_end';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_replay', '');
+GRANT SELECT ON keybench.run_replay TO PUBLIC;
 -- ERROR 0A000 if run `run_id` is a distributed one (keybench_run(..., distributed => true)):
 -- `caller` measures this server's own counters or table, which see none of the work on the Citus
 -- workers. Every function that reads a run's per-batch counters or its kept table calls it.
@@ -311,6 +388,30 @@ BEGIN
       action := 'skipped: ' || SQLERRM;
       RETURN NEXT;
     END;
+  END LOOP;
+  -- A standby a keybench_replay run paused and nobody resumed (the primary died outright): resumed
+  -- through dblink at the place the run recorded (no password: this works where that role needs
+  -- none, e.g. trust, peer or a password file), or left with the reason.
+  FOR r IN SELECT p.run_id, k.kind, k.started_at, p.standby FROM keybench.run_replay p
+           JOIN keybench.runs k USING (run_id)
+           WHERE p.paused_at IS NOT NULL AND p.resumed_at IS NULL AND k.status <> 'running' ORDER BY p.run_id LOOP
+    run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+    BEGIN
+      IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'dblink') THEN
+        RAISE EXCEPTION 'dblink is not installed in this database';
+      END IF;
+      EXECUTE format('SELECT * FROM %I.dblink($1 || '' connect_timeout=10'', ''SELECT pg_catalog.pg_wal_replay_resume()::text'') AS t(x text)',
+                     (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                      WHERE e.extname = 'dblink'))
+        USING r.standby;
+      UPDATE keybench.run_replay p SET resumed_at = clock_timestamp(),
+          note = concat_ws('; ', p.note, 'resumed by keybench_cleanup()')
+        WHERE p.run_id = r.run_id;
+      action := 'standby replay resumed: ' || r.standby;
+    EXCEPTION WHEN OTHERS THEN
+      action := format('standby replay left paused at %s: %s; run SELECT pg_wal_replay_resume() there', r.standby, SQLERRM);
+    END;
+    RETURN NEXT;
   END LOOP;
   -- keybench_read's reads, likewise: the child table of a join and the created_at index it made
   -- are dropped unless kept.

@@ -261,6 +261,13 @@ pub struct Params {
     /// citus.shard_count).
     pub distributed: bool,
     pub shard_count: i32,
+    /// Wait at the end of the load, at most `standby_timeout` seconds, for the server's streaming
+    /// standbys to replay up to the load's end LSN (src/run/standby.rs).
+    pub wait_for_standbys: bool,
+    pub standby_timeout: i32,
+    /// keybench_replay: pause replay on the standby in the segment during the load, then time it
+    /// (src/run/replay.rs).
+    pub pause_standby: bool,
 }
 
 /// Check `readers` and `read_workload` of keybench_run and add them to `p`.
@@ -275,6 +282,25 @@ pub fn with_readers(mut p: Params, readers: i32, read_workload: &str) -> Result<
         Some(read::Workload::Recent) => true,
         _ => return Err(RunError::ReadWorkload(read_workload.into())),
     };
+    Ok(p)
+}
+
+/// keybench_run's default bound on the wait for its standbys (seconds).
+pub const DEFAULT_STANDBY_TIMEOUT: i32 = 600;
+/// The longest keybench_run waits for its standbys to catch up (a day).
+pub const MAX_STANDBY_TIMEOUT: i32 = 86_400;
+
+/// Check `wait_for_standbys` and `standby_timeout` of keybench_run and add them to `p`.
+pub fn with_standbys(
+    mut p: Params,
+    wait_for_standbys: bool,
+    standby_timeout: i32,
+) -> Result<Params, RunError> {
+    if !(1..=MAX_STANDBY_TIMEOUT).contains(&standby_timeout) {
+        return Err(RunError::StandbyTimeout(standby_timeout));
+    }
+    p.wait_for_standbys = wait_for_standbys;
+    p.standby_timeout = standby_timeout;
     Ok(p)
 }
 
@@ -410,6 +436,8 @@ pub enum RunError {
     ShardCountLocal(i32),
     #[error("a distributed run cannot take {0}")]
     Distributed(String),
+    #[error("standby_timeout must be between 1 and {MAX_STANDBY_TIMEOUT} seconds, not {0}")]
+    StandbyTimeout(i32),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -469,6 +497,9 @@ pub fn validate(
         read_recent: false,
         distributed: false,
         shard_count: 0,
+        wait_for_standbys: false,
+        standby_timeout: DEFAULT_STANDBY_TIMEOUT,
+        pause_standby: false,
     })
 }
 
@@ -603,7 +634,9 @@ mod export;
 mod leader;
 mod read;
 mod reader;
+mod replay;
 mod shared;
+mod standby;
 mod worker;
 mod xact;
 

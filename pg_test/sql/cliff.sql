@@ -22,3 +22,19 @@ SELECT p.shared_buffers, p.projected_rows > 0 AS projected,
        p.projected_rows = (pg_size_bytes(p.shared_buffers) / (v4.index_bytes::float8 / v4.rows))::bigint AS consistent,
        p.basis LIKE 'projection at % bytes per key (run %: uuidv4, 1000000 rows, index %)' AS labelled
 FROM v4, keybench_cliff_projection(v4.run_id, ARRAY['16MB', '1GB', '16GB']) p;
+-- Experiment C's I/O bill, projected from the same two runs: the random key's reads after the
+-- cliff and its larger WAL cost more a month; the figures are the batches' own, per row.
+SELECT c.kind, c.rows_counted, sign(c.cost_over_first) AS sign_over_first,
+       c.monthly_read_requests = round(b.shared_read::float8 / b.rows * 1000 * 730 * 3600) AS reads_from_batches,
+       c.monthly_write_requests = round(b.wal_bytes::float8 / 4096 / b.rows * 1000 * 730 * 3600) AS writes_from_wal,
+       c.monthly_cost = round((c.monthly_read_requests + c.monthly_write_requests) / 1e6 * 0.20, 2) AS priced,
+       c.projection
+FROM v4, v7, keybench_io_cost(ARRAY[v4.run_id, v7.run_id]) WITH ORDINALITY c
+JOIN LATERAL (SELECT sum(rows) AS rows, sum(shared_read) AS shared_read, sum(wal_bytes) AS wal_bytes
+              FROM keybench.batches WHERE run_id = c.run_id) b ON true
+ORDER BY c.ordinality;
+SELECT (SELECT cost_over_first FROM keybench_io_cost(ARRAY[v4.run_id, v7.run_id]) WHERE kind = 'uuidv7') < 0
+         AS random_key_costs_more,
+       (SELECT rows_counted FROM keybench_io_cost(ARRAY[v4.run_id], from_rows => 500000)) AS rows_from_half,
+       (SELECT monthly_cost FROM keybench_io_cost(ARRAY[v4.run_id], price_per_million_requests => 0)) AS free
+FROM v4, v7;

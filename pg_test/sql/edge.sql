@@ -90,6 +90,7 @@ INSERT INTO edge.value (arg, type, expr)
                                               '1e308', '5e-324'])
   UNION ALL SELECT '*', 'text', unnest(ARRAY['NULL', '''''', 'repeat(''x'', 100000)', '''"; DROP TABLE x; --''',
                                             '''it''''s''', '''é''', 'E''\\''', 'chr(128512)', 'E''a\tb\nc'''])
+  UNION ALL SELECT '*', 'numeric', unnest(ARRAY['NULL', '''NaN''', '''Infinity''', '0', '-1', '1e1000', '-1e-1000', '999999.999999'])
   UNION ALL SELECT '*', 'bool', unnest(ARRAY['NULL', 'true', 'false'])
   UNION ALL SELECT '*', 'timestamptz', unnest(ARRAY['NULL', '''infinity''', '''-infinity''', '''4714-11-24 00:00:00+00 BC''',
                                                    '''294276-12-31 23:59:59.999999+00''', '''1970-01-01 00:00:00+00''',

@@ -28,3 +28,20 @@ SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distribute
 SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, distributed => NULL)$$);
 SELECT * FROM regress.err($$SELECT * FROM keybench_shard_density('keybench.runs_pkey')$$);
 \x off
+-- Standbys and the I/O bill.
+\x on
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, standby_timeout => 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, standby_timeout => 86401)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 100, wait_for_standbys => NULL)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(NULL)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost('{}')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1, NULL])$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[999999])$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], inserts_per_sec => 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], inserts_per_sec => 'NaN')$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], price_per_million_requests => -1)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], read_page_bytes => 100)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], write_unit_bytes => 0)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], from_rows => -1)$$);
+SELECT * FROM regress.err($$SELECT * FROM keybench_io_cost(ARRAY[1], hours_per_month => 745)$$);
+\x off

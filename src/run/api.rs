@@ -105,13 +105,26 @@ impl SqlError for RunError {
                      keybench.reads TO {role}; (README: Privileges)."
                 ))
             }
-            RunError::Privileges(_, role, _) => {
+            RunError::Privileges(_, role, what) => {
                 let role = pgrx::spi::quote_identifier(role);
+                let standbys = if what.contains("keybench.run_standbys") {
+                    format!(
+                        " GRANT INSERT, UPDATE ON keybench.run_standbys TO {role}; GRANT INSERT ON \
+                         keybench.batch_standby_lag TO {role};"
+                    )
+                } else {
+                    String::new()
+                };
+                let standbys = if what.contains("keybench.run_replay") {
+                    format!("{standbys} GRANT INSERT, UPDATE ON keybench.run_replay TO {role};")
+                } else {
+                    standbys
+                };
                 Some(format!(
-                "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
-                 GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
-                 keybench.batches TO {role}; (README: Privileges)."
-            ))
+                    "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
+                     GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
+                     keybench.batches TO {role};{standbys} (README: Privileges)."
+                ))
             }
             RunError::NoLogin(f, _) => {
                 Some(format!("Call {f} as a role that can log in (not after SET ROLE to a NOLOGIN role)."))
@@ -133,6 +146,118 @@ impl SqlError for RunError {
             _ => None,
         }
     }
+}
+
+/// Experiment C's standby replay, from the primary: for each kind in turn, replay paused on the
+/// standby `standby` (a libpq connection string, reached through contrib's dblink), the rows
+/// loaded as keybench_run loads them (CHECKPOINT first unless `checkpoint_first` is false), the
+/// standby left to receive that WAL,
+/// then replay resumed and timed until it passes the end of the load. One row per kind: the
+/// replay's seconds, microseconds and rows per second, its ratio to the first kind's per row, the
+/// standby's block reads meanwhile (where its pg_stat_io shows them) and the load's FPIs. However
+/// it ends, the standby is not left paused (src/run/replay.rs).
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::too_many_arguments)]
+pub fn keybench_replay(
+    standby: Option<&str>,
+    kinds: default!(
+        Option<Vec<Option<String>>>,
+        "ARRAY['bigint', 'uuidv7', 'uuidv4']"
+    ),
+    rows: default!(Option<i64>, 1000000),
+    batch_size: default!(Option<i64>, "NULL"),
+    clients: default!(Option<i32>, 4),
+    shape: default!(Option<&str>, "'a'"),
+    method: default!(Option<&str>, "'insert'"),
+    standby_timeout: default!(Option<i32>, 600),
+    checkpoint_first: default!(Option<bool>, true),
+) -> TableIterator<
+    'static,
+    (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(wal, String),
+        name!(fpi, Option<i64>),
+        name!(receive_wait_seconds, Option<f64>),
+        name!(replay_seconds, Option<f64>),
+        name!(replay_us_per_row, Option<f64>),
+        name!(replay_rows_per_sec, Option<i64>),
+        name!(ratio_to_first, Option<f64>),
+        name!(standby_blocks_read, Option<i64>),
+        name!(note, Option<String>),
+    ),
+> {
+    let f = "keybench_replay";
+    let conninfo = required(f, "standby", standby);
+    let kinds = no_null_elements(f, "kinds", required(f, "kinds", kinds));
+    let args = RunArgs::take(
+        f,
+        [rows, batch_size],
+        [clients, Some(60), Some(90), Some(0), Some(0)],
+        [shape, method, Some("counter")],
+        checkpoint_first,
+    );
+    if kinds.is_empty() {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "keybench_replay: kinds is empty",
+            format!("Give one or more of: {}.", kind_names())
+        );
+    }
+    let timeout = required(f, "standby_timeout", standby_timeout);
+    let params: Vec<Params> = kinds
+        .iter()
+        .map(|k| {
+            let mut p =
+                with_standbys(args.params(k, false), false, timeout).unwrap_or_else(|e| raise(e));
+            p.pause_standby = true;
+            p
+        })
+        .collect();
+    // The caller's rights here first, then the standby: nothing is paused until both pass.
+    super::leader::check_can_run(&params[0]);
+    let place = super::replay::check(conninfo);
+    let dblink = super::replay::dblink_schema().unwrap_or_else(|e| raise(e));
+    let mut out = Vec::with_capacity(params.len());
+    let mut first_per_row: Option<f64> = None;
+    for p in params {
+        let s = super::leader::run_paused(p, conninfo, &place, &dblink);
+        let (receive_ms, replay_ms, reads, note): (Option<f64>, Option<f64>, Option<i64>, Option<String>) =
+            Spi::connect(|c| {
+                let r = c
+                    .select(
+                        "SELECT receive_wait_ms, replay_ms, standby_blocks_read, note FROM keybench.run_replay WHERE run_id = $1",
+                        Some(1),
+                        &[s.run_id.into()],
+                    )?
+                    .first();
+                Ok::<_, pgrx::spi::Error>((r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap_or_else(|e| pgrx::error!("keybench_replay: {e}"));
+        let per_row = replay_ms.map(|ms| ms * 1000.0 / p.rows as f64);
+        if first_per_row.is_none() {
+            first_per_row = per_row;
+        }
+        out.push((
+            s.run_id,
+            p.kind().name().to_string(),
+            p.rows,
+            size_pretty(s.counters.wal_bytes),
+            Some(s.counters.wal_fpi),
+            receive_ms.map(|ms| round_to(ms / 1000.0, 3)),
+            replay_ms.map(|ms| round_to(ms / 1000.0, 3)),
+            per_row.map(|us| round_to(us, 3)),
+            replay_ms.map(|ms| (p.rows as f64 / (ms / 1000.0).max(1e-9)).round() as i64),
+            per_row
+                .zip(first_per_row)
+                .map(|(a, b)| round_to(a / b.max(1e-12), 2)),
+            reads,
+            note,
+        ));
+    }
+    TableIterator::new(out)
 }
 
 /// The arguments keybench_run and keybench_compare share, NULL refused (22004) and the clock
@@ -282,6 +407,8 @@ pub fn keybench_run(
     read_workload: default!(Option<&str>, "'point'"),
     distributed: default!(Option<bool>, false),
     shard_count: default!(Option<i32>, "NULL"),
+    wait_for_standbys: default!(Option<bool>, false),
+    standby_timeout: default!(Option<i32>, 600),
 ) -> TableIterator<
     'static,
     (
@@ -322,6 +449,13 @@ pub fn keybench_run(
         required(f, "read_workload", read_workload),
     )
     .and_then(|p| with_distribution(p, required(f, "distributed", distributed), shard_count))
+    .and_then(|p| {
+        with_standbys(
+            p,
+            required(f, "wait_for_standbys", wait_for_standbys),
+            required(f, "standby_timeout", standby_timeout),
+        )
+    })
     .unwrap_or_else(|e| raise(e));
     let s = run(p);
     TableIterator::once(row_of(&p, &s))

@@ -400,7 +400,90 @@ pub struct RunShard {
     pub row_estimate: Option<i64>,
 }
 
-/// A row of a table that belongs to a run (keybench.batches, run_reads, run_nodes, run_shards):
+/// One row of keybench.run_standbys (a streaming standby of the run's server): every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunStandby {
+    pub run_id: i64,
+    pub walsender_pid: i32,
+    pub application_name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub client_addr: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub sync_state: Option<String>,
+    pub lag_known: bool,
+    pub stayed_connected: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_lsn_start: Option<Lsn>,
+    #[serde(deserialize_with = "nullable")]
+    pub lsn_end: Option<Lsn>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_lsn_end: Option<Lsn>,
+    #[serde(deserialize_with = "nullable")]
+    pub end_sent_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub end_flush_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub end_replay_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub end_replay_lag_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub max_replay_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub max_replay_lag_ms: Option<F8>,
+    pub waited: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub catchup_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_bytes_per_sec: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_rows_per_sec: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub note: Option<String>,
+}
+
+/// One row of keybench.batch_standby_lag (a batch's lag on one standby): every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchStandbyLag {
+    pub run_id: i64,
+    pub batch: i64,
+    pub walsender_pid: i32,
+    pub lsn: Lsn,
+    #[serde(deserialize_with = "nullable")]
+    pub sent_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub flush_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_lag_bytes: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_lag_ms: Option<F8>,
+}
+
+/// The row of keybench.run_replay (keybench_replay's paused standby) of a run: every column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunReplay {
+    pub run_id: i64,
+    pub standby: String,
+    #[serde(deserialize_with = "nullable")]
+    pub paused_at: Option<Ts>,
+    #[serde(deserialize_with = "nullable")]
+    pub resumed_at: Option<Ts>,
+    #[serde(deserialize_with = "nullable")]
+    pub lsn_end: Option<Lsn>,
+    #[serde(deserialize_with = "nullable")]
+    pub receive_wait_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub replay_ms: Option<F8>,
+    #[serde(deserialize_with = "nullable")]
+    pub standby_blocks_read: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub note: Option<String>,
+}
+
+/// A row of a table that belongs to a run (keybench.batches, run_reads, run_nodes, run_shards,
+/// run_standbys, batch_standby_lag, run_replay):
 /// exported with its run, imported under the run's new id.
 trait OfRun: Serialize + serde::de::DeserializeOwned {
     /// The table, and the order its rows are exported in.
@@ -424,6 +507,13 @@ of_run!(Batch, "keybench.batches", "batch");
 of_run!(RunRead, "keybench.run_reads", "batch, reader");
 of_run!(RunNode, "keybench.run_nodes", "node");
 of_run!(RunShard, "keybench.run_shards", "shard_id, node");
+of_run!(RunStandby, "keybench.run_standbys", "walsender_pid");
+of_run!(
+    BatchStandbyLag,
+    "keybench.batch_standby_lag",
+    "batch, walsender_pid"
+);
+of_run!(RunReplay, "keybench.run_replay", "run_id");
 
 /// The rows of run `id` in `T`'s table, every column, in its order.
 fn rows_of<T: OfRun>(id: i64) -> Vec<T> {
@@ -474,6 +564,14 @@ pub struct Export {
     pub run_nodes: Vec<RunNode>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_shards: Vec<RunShard>,
+    /// The streaming standbys of the runs' server, per run and per batch (0.6.0; as `reads`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_standbys: Vec<RunStandby>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batch_standby_lag: Vec<BatchStandbyLag>,
+    /// keybench_replay's timings of a paused standby's replay (0.6.0; as `reads`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_replay: Vec<RunReplay>,
 }
 
 /// Where an imported run came from: keybench.runs.imported_from.
@@ -800,6 +898,9 @@ pub fn keybench_export(
         let mut run_reads = Vec::new();
         let mut run_nodes = Vec::new();
         let mut run_shards = Vec::new();
+        let mut run_standbys = Vec::new();
+        let mut batch_standby_lag = Vec::new();
+        let mut run_replay = Vec::new();
         for &id in &ids {
             // The run's row as JSON, or none: a SELECT that always returns one row.
             let Some(text) = spi_one::<String>(
@@ -824,6 +925,9 @@ pub fn keybench_export(
             run_reads.extend(rows_of::<RunRead>(id));
             run_nodes.extend(rows_of::<RunNode>(id));
             run_shards.extend(rows_of::<RunShard>(id));
+            run_standbys.extend(rows_of::<RunStandby>(id));
+            batch_standby_lag.extend(rows_of::<BatchStandbyLag>(id));
+            run_replay.extend(rows_of::<RunReplay>(id));
         }
         Export {
             format: FORMAT.into(),
@@ -835,6 +939,9 @@ pub fn keybench_export(
             run_reads,
             run_nodes,
             run_shards,
+            run_standbys,
+            batch_standby_lag,
+            run_replay,
         }
     });
     JsonbText(serde_json::to_string(&export).expect("an export serializes"))
@@ -1035,6 +1142,60 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
+    let mut standbys = std::collections::HashSet::new();
+    for (i, sb) in export.run_standbys.iter().enumerate() {
+        if !runs.contains_key(&sb.run_id) {
+            return Err(input(
+                format!("run_standbys[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", sb.run_id),
+            ));
+        }
+        if !standbys.insert((sb.run_id, sb.walsender_pid)) {
+            return Err(input(
+                format!("run_standbys[{i}]"),
+                format!(
+                    "standby {} of run {} appears twice",
+                    sb.walsender_pid, sb.run_id
+                ),
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, l) in export.batch_standby_lag.iter().enumerate() {
+        if !standbys.contains(&(l.run_id, l.walsender_pid)) {
+            return Err(input(
+                format!("batch_standby_lag[{i}]"),
+                format!(
+                    "standby {} of run {} is not in run_standbys",
+                    l.walsender_pid, l.run_id
+                ),
+            ));
+        }
+        if !seen.insert((l.run_id, l.batch, l.walsender_pid)) {
+            return Err(input(
+                format!("batch_standby_lag[{i}]"),
+                format!(
+                    "batch {} of run {} on standby {} appears twice",
+                    l.batch, l.run_id, l.walsender_pid
+                ),
+            ));
+        }
+    }
+    let mut replayed = std::collections::HashSet::new();
+    for (i, rp) in export.run_replay.iter().enumerate() {
+        if !runs.contains_key(&rp.run_id) {
+            return Err(input(
+                format!("run_replay[{i}].run_id"),
+                format!("{} is not the run_id of any of runs", rp.run_id),
+            ));
+        }
+        if !replayed.insert(rp.run_id) {
+            return Err(input(
+                format!("run_replay[{i}]"),
+                format!("run {} appears twice", rp.run_id),
+            ));
+        }
+    }
     let mut batches = HashMap::new();
     for (i, b) in export.batches.iter().enumerate() {
         if !runs.contains_key(&b.run_id) {
@@ -1146,6 +1307,9 @@ pub fn keybench_import(
     import_rows(export.run_reads, &new_ids);
     import_rows(export.run_nodes, &new_ids);
     import_rows(export.run_shards, &new_ids);
+    import_rows(export.run_standbys, &new_ids);
+    import_rows(export.batch_standby_lag, &new_ids);
+    import_rows(export.run_replay, &new_ids);
     let reads: Vec<Read> = export
         .reads
         .into_iter()

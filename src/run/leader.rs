@@ -42,7 +42,7 @@ const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuu
 
 /// Before any worker of a load starts: the caller may do what its workers will do (they act as
 /// the caller's role), and the server can spare `clients` worker slots.
-fn check_can_run(p: &Params) {
+pub(super) fn check_can_run(p: &Params) {
     if p.distributed {
         crate::inspect::citus::require("keybench_run with distributed => true");
     }
@@ -57,13 +57,19 @@ fn check_can_run(p: &Params) {
            'SELECT and INSERT on keybench.batches'),
          (NOT $2 OR has_table_privilege('keybench.run_reads', 'INSERT'),
            'INSERT on keybench.run_reads (readers)'),
+         (NOT $4 OR (has_table_privilege('keybench.run_replay', 'INSERT') AND has_table_privilege('keybench.run_replay', 'UPDATE')),
+           'INSERT and UPDATE on keybench.run_replay (keybench_replay)'),
          (NOT $3 OR (has_table_privilege('keybench.run_nodes', 'INSERT') AND has_table_privilege('keybench.run_nodes', 'UPDATE')
              AND has_table_privilege('keybench.run_shards', 'INSERT')),
            'INSERT and UPDATE on keybench.run_nodes and INSERT on keybench.run_shards (distributed)'),
+         (NOT EXISTS (SELECT FROM pg_catalog.pg_stat_replication)
+             OR (has_table_privilege('keybench.run_standbys', 'INSERT') AND has_table_privilege('keybench.run_standbys', 'UPDATE')
+                 AND has_table_privilege('keybench.batch_standby_lag', 'INSERT')),
+           'INSERT and UPDATE on keybench.run_standbys and INSERT on keybench.batch_standby_lag (this server has streaming standbys)'),
          (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
             OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
            'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
-        &[p.checkpoint_first, p.readers > 0, p.distributed],
+        &[p.checkpoint_first, p.readers > 0, p.distributed, p.pause_standby],
     );
     check_spare_workers("keybench_run", p.clients + p.readers);
 }
@@ -232,6 +238,20 @@ fn current_setting(name: &str) -> String {
 /// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
 /// none is left to do it, by a clean-up worker started here.
 pub fn run(p: Params) -> Summary {
+    run_with(p, |_| {})
+}
+
+/// A load with replay paused on a standby (keybench_replay): as [`run`], with the standby's
+/// connection string, where it is, and dblink's schema in the segment.
+pub fn run_paused(p: Params, conninfo: &str, place: &str, dblink: &str) -> Summary {
+    run_with(p, |shared| {
+        put_str(&mut shared.standby_conninfo, conninfo);
+        put_str(&mut shared.standby_place, place);
+        put_str(&mut shared.dblink_schema, dblink);
+    })
+}
+
+fn run_with(p: Params, extra: impl FnOnce(&mut Shared)) -> Summary {
     let kind = p.kind();
     if let Some(f) = kind.server_function() {
         let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))
@@ -255,6 +275,7 @@ pub fn run(p: Params) -> Summary {
         |shared| {
             shared.mode = MODE_LOAD;
             shared.params = p;
+            extra(shared);
         },
         |shared, elapsed| progress_line(shared.rows_done.load(Ordering::Acquire), p.rows, elapsed),
         |shared| {

@@ -150,6 +150,16 @@ pub struct Shared {
     pub setup: AtomicU32,
     pub run_id: AtomicI64,
     pub index_oid: AtomicU32,
+    /// The streaming standbys the run follows (those connected when the load started; 0: none,
+    /// and the load records nothing of standbys).
+    pub standbys: AtomicU32,
+    /// keybench_replay: the standby's connection string as the caller gave it (in this segment
+    /// only, never in a table), where it is without a password (for keybench.run_replay), the
+    /// schema of dblink, and whether this run has paused its replay and not yet resumed it.
+    pub standby_conninfo: [u8; 2048],
+    pub standby_place: [u8; 512],
+    pub dblink_schema: [u8; 128],
+    pub standby_paused: AtomicU32,
     pub load_start_ns: AtomicI64,
     pub next_batch: AtomicI64,
     pub rows_done: AtomicI64,

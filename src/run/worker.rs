@@ -3,7 +3,9 @@
 
 use super::copy::copy_rows;
 use super::counters::*;
+use super::replay;
 use super::shared::*;
+use super::standby;
 use super::xact::*;
 use super::*;
 use crate::inspect::citus;
@@ -22,6 +24,8 @@ struct BatchRecord {
     elapsed_ms: f64,
     counters: Counters,
     index_bytes: i64,
+    /// The WAL insert position when the batch had committed (for the standbys' lag).
+    end_lsn: u64,
 }
 
 /// The INSERT of one batch into keybench.batches: its own columns around the counters'.
@@ -36,7 +40,7 @@ static INSERT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     )
 });
 
-fn write_batch(run_id: i64, client: i32, batch_size: i64, r: &BatchRecord) {
+fn write_batch(run_id: i64, client: i32, batch_size: i64, standbys: bool, r: &BatchRecord) {
     let mut args: Vec<pgrx::datum::DatumWithOid> = vec![
         run_id.into(),
         r.batch.into(),
@@ -49,6 +53,9 @@ fn write_batch(run_id: i64, client: i32, batch_size: i64, r: &BatchRecord) {
     args.extend(r.counters.values().map(Into::into));
     args.push(r.index_bytes.into());
     spi_run(&INSERT_BATCH, &args);
+    if standbys {
+        standby::record_batch(run_id, r.batch, r.end_lsn);
+    }
 }
 
 const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
@@ -142,15 +149,20 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
     if p.distributed {
         in_transaction(|| start_nodes(run_id, p.checkpoint_first))?;
     }
-    in_transaction(|| {
+    if p.pause_standby {
+        replay::pause(shared, run_id)?;
+    }
+    let standbys = in_transaction(|| {
         spi_run(
             &format!(
                 "UPDATE keybench.runs SET lsn_start = pg_current_wal_insert_lsn(), checkpoints_start = ({CHECKPOINTS_SQL})
                  WHERE run_id = $1"
             ),
             &[run_id.into()],
-        )
+        );
+        standby::follow(run_id)
     })?;
+    shared.standbys.store(standbys, Ordering::Release);
     shared.load_start_ns.store(now_ns(), Ordering::Release);
     Ok(())
 }
@@ -363,6 +375,7 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
         spi_one::<pg_sys::Oid>("SELECT $1::regclass::oid", &[table.clone().into()])
             .unwrap_or(pg_sys::InvalidOid)
     })?;
+    let standbys = shared.standbys.load(Ordering::Acquire) > 0;
     let mut pending: Option<BatchRecord> = None;
     loop {
         if stop_requested(shared) {
@@ -378,7 +391,7 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
             let last = t == transactions - 1;
             let (c, size) = in_transaction(|| {
                 if let Some(rec) = pending.take() {
-                    write_batch(run_id, client, p.batch_size, &rec);
+                    write_batch(run_id, client, p.batch_size, standbys, &rec);
                 }
                 let before = usage();
                 let (f0, h0) = xact_blocks(index);
@@ -409,11 +422,12 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
             elapsed_ms,
             counters,
             index_bytes,
+            end_lsn: if standbys { standby::insert_lsn() } else { 0 },
         });
         shared.rows_done.fetch_add(n, Ordering::AcqRel);
     }
     if let Some(rec) = pending.take() {
-        in_transaction(|| write_batch(run_id, client, p.batch_size, &rec))?;
+        in_transaction(|| write_batch(run_id, client, p.batch_size, standbys, &rec))?;
     }
     Ok(())
 }
@@ -460,6 +474,16 @@ fn finish(shared: &mut Shared) {
         return;
     }
     if failed || cancelled {
+        // A paused standby first, whatever else fails.
+        replay::resume(
+            shared,
+            run_id,
+            if failed {
+                "resumed: the run failed"
+            } else {
+                "resumed: the run was cancelled"
+            },
+        );
         // The table first, on its own: a DROP that cannot be done (a distributed table with a
         // node down) must not keep the run from being closed. It then keeps its table_name and
         // says why, for keybench_cleanup() or a DROP TABLE later.
@@ -492,7 +516,17 @@ fn finish(shared: &mut Shared) {
         });
         return;
     }
-    let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let load_end_ns = now_ns();
+    let elapsed_ms = (load_end_ns - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let lsn_end = standby::insert_lsn();
+    if p.pause_standby {
+        // The paused standby's replay of the load, timed, and replay resumed.
+        replay::finish(shared, run_id, lsn_end);
+    }
+    if shared.standbys.load(Ordering::Acquire) > 0 {
+        // While the end of the load is now: the standbys' lag then, and their catch-up.
+        standby::finish(shared, run_id, lsn_end, load_end_ns);
+    }
     let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
     let result = in_transaction(|| {
         let d = crate::inspect::density::scan(index);
@@ -585,6 +619,7 @@ fn finish(shared: &mut Shared) {
         }
         Err(e) => {
             shared.record_error(&e.message, e.sqlstate);
+            replay::resume(shared, run_id, "resumed: the run failed while finishing");
             let _ = in_transaction(|| {
                 spi_run(
                     "UPDATE keybench.runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE run_id = $1",

@@ -1,0 +1,426 @@
+//! Experiment C's standby replay protocol, driven from the primary (keybench_replay): replay is
+//! paused on a streaming standby of this server, the rows are loaded, the standby receives that
+//! WAL, then replay is resumed and timed until it passes the load's end LSN.
+//!
+//! The standby is reached through contrib's dblink (its libpq), with the connection string the
+//! caller gave; that string lives only in the run's shared memory, never in a table. What
+//! keybench.run_replay keeps is where the standby is, as the standby itself reports it (host or
+//! socket directory, port, database, user): never a password.
+//!
+//! A standby is never left paused: the worker that pauses it sets `standby_paused` first, and
+//! however the run ends (done, failed, cancelled, the caller or a worker killed) the worker that
+//! closes it resumes replay before anything else. Only a primary that dies outright leaves it
+//! paused; keybench_cleanup() then resumes it from keybench.run_replay.
+
+use super::shared::*;
+use super::xact::*;
+use crate::pg::error::SqlError;
+use crate::pg::spi::{one as spi_one, run as spi_run};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::sync::atomic::Ordering;
+
+/// What keybench_replay refuses before it loads anything.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("keybench_replay needs contrib's dblink in this database, to reach the standby")]
+    NoDblink,
+    #[error("keybench_replay: {0} is not a standby: pg_is_in_recovery() is false there")]
+    NotStandby(String),
+    #[error(
+        "keybench_replay: {0} is a standby of another primary: its system identifier is {1}, this server's is {2}"
+    )]
+    OtherPrimary(String, String, String),
+    #[error(
+        "keybench_replay: replay on {0} is already paused (pg_get_wal_replay_pause_state() is '{1}'): keybench leaves a standby someone else paused alone"
+    )]
+    AlreadyPaused(String, String),
+    #[error("keybench_replay: role \"{1}\" on {0} may not pause and resume replay")]
+    NoPauseRights(String, String),
+    #[error("keybench_replay: standby is empty")]
+    EmptyConninfo,
+    #[error("keybench_replay: the standby's connection string is {0} bytes long; at most {1}")]
+    LongConninfo(usize, usize),
+}
+
+impl SqlError for ReplayError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        use PgSqlErrorCode::*;
+        match self {
+            ReplayError::NoDblink => ERRCODE_FEATURE_NOT_SUPPORTED,
+            ReplayError::NotStandby(_)
+            | ReplayError::OtherPrimary(..)
+            | ReplayError::AlreadyPaused(..) => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            ReplayError::NoPauseRights(..) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            ReplayError::EmptyConninfo | ReplayError::LongConninfo(..) => {
+                ERRCODE_INVALID_PARAMETER_VALUE
+            }
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            ReplayError::NoDblink => Some("CREATE EXTENSION dblink; (contrib, shipped with PostgreSQL).".into()),
+            ReplayError::NotStandby(_) => Some(
+                "Give the connection string of a streaming standby of this server (pg_basebackup -R makes one)."
+                    .into(),
+            ),
+            ReplayError::OtherPrimary(..) => Some(
+                "Its replay would not contain this server's WAL: give a standby that streams from this server."
+                    .into(),
+            ),
+            ReplayError::AlreadyPaused(..) => Some(
+                "Resume it there (SELECT pg_wal_replay_resume()) once whoever paused it is done, then call again."
+                    .into(),
+            ),
+            ReplayError::NoPauseRights(_, role) => {
+                let role = pgrx::spi::quote_identifier(role);
+                Some(format!(
+                    "A superuser can grant it on the primary (grants replicate to the standby): GRANT EXECUTE ON \
+                     FUNCTION pg_wal_replay_pause(), pg_wal_replay_resume() TO {role};"
+                ))
+            }
+            ReplayError::EmptyConninfo | ReplayError::LongConninfo(..) => None,
+        }
+    }
+}
+
+/// The longest connection string a run carries in its shared memory.
+pub const MAX_CONNINFO: usize = 2000;
+
+/// The schema of dblink in this database, quoted, or the refusal.
+pub(super) fn dblink_schema() -> Result<String, ReplayError> {
+    spi_one::<String>(
+        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e
+         JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'dblink'",
+        &[],
+    )
+    .ok_or(ReplayError::NoDblink)
+}
+
+/// A value in a libpq connection string, quoted.
+fn conn_value(v: &str) -> String {
+    format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+/// The standby as it describes itself, checked: a standby of this server whose replay is running
+/// and which the given role may pause. Returns where it is (a connection string without a
+/// password: host or socket directory, port, database, user) for keybench.run_replay.
+pub(super) fn check(conninfo: &str) -> String {
+    if conninfo.trim().is_empty() {
+        crate::pg::error::raise(ReplayError::EmptyConninfo);
+    }
+    if conninfo.len() > MAX_CONNINFO {
+        crate::pg::error::raise(ReplayError::LongConninfo(conninfo.len(), MAX_CONNINFO));
+    }
+    let dblink = dblink_schema().unwrap_or_else(|e| crate::pg::error::raise(e));
+    // One connection for all of it (dblink's unnamed form connects and disconnects).
+    let row: (
+        Option<bool>,
+        Option<String>,
+        Option<bool>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) = Spi::connect(|c| {
+        let r = c
+            .select(
+                &format!(
+                    "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
+                     FROM {dblink}.dblink($1, $q$
+                       SELECT pg_catalog.pg_is_in_recovery(),
+                              CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_get_wal_replay_pause_state() END,
+                              pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_pause()', 'EXECUTE')
+                                AND pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_resume()', 'EXECUTE'),
+                              current_user::text, pg_catalog.current_database()::text,
+                              coalesce(pg_catalog.host(pg_catalog.inet_server_addr()),
+                                       (SELECT pg_catalog.split_part(setting, ',', 1) FROM pg_catalog.pg_settings
+                                        WHERE name = 'unix_socket_directories'), ''),
+                              pg_catalog.current_setting('port'),
+                              (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
+                     $q$) AS r(in_recovery bool, pause_state text, can_pause bool, usr text, db text, host text,
+                              port text, sysid text)"
+                ),
+                Some(1),
+                &[conninfo.into()],
+            )?
+            .first();
+        Ok::<_, pgrx::spi::Error>((
+            r.get::<bool>(1)?,
+            r.get::<String>(2)?,
+            r.get::<bool>(3)?,
+            r.get::<String>(4)?,
+            r.get::<String>(5)?,
+            r.get::<String>(6)?,
+            r.get::<String>(7)?,
+            r.get::<String>(8)?,
+            r.get::<String>(9)?,
+        ))
+    })
+    .unwrap_or_else(|e| pgrx::error!("keybench_replay: {e}"));
+    let (in_recovery, pause_state, can_pause, user, db, host, port, sysid, own_sysid) = row;
+    let (user, db, host, port) = (
+        user.unwrap_or_default(),
+        db.unwrap_or_default(),
+        host.unwrap_or_default(),
+        port.unwrap_or_default(),
+    );
+    // A Unix socket's directory is visible only to roles that may read that setting.
+    let at = if host.is_empty() {
+        format!("on port {port} (a Unix socket)")
+    } else {
+        format!("at {host}:{port}")
+    };
+    let place = format!("the server {at}");
+    if in_recovery != Some(true) {
+        crate::pg::error::raise(ReplayError::NotStandby(place));
+    }
+    if sysid != own_sysid {
+        crate::pg::error::raise(ReplayError::OtherPrimary(
+            place,
+            sysid.unwrap_or_default(),
+            own_sysid.unwrap_or_default(),
+        ));
+    }
+    if can_pause != Some(true) {
+        crate::pg::error::raise(ReplayError::NoPauseRights(
+            format!("the standby {at}"),
+            user,
+        ));
+    }
+    let state = pause_state.unwrap_or_default();
+    if state != "not paused" {
+        crate::pg::error::raise(ReplayError::AlreadyPaused(
+            format!("the standby {at}"),
+            state,
+        ));
+    }
+    // Without the host (a socket directory it may not see), libpq's default socket directory.
+    let host = if host.is_empty() {
+        String::new()
+    } else {
+        format!("host={} ", conn_value(&host))
+    };
+    format!(
+        "{host}port={} dbname={} user={}",
+        conn_value(&port),
+        conn_value(&db),
+        conn_value(&user)
+    )
+}
+
+/// This worker's named dblink connection to the standby (opened once per process).
+fn connect(shared: &Shared) -> String {
+    let dblink = get_str(&shared.dblink_schema);
+    // SAFETY: reading this process's pid.
+    let name = format!("keybench_replay_{}", unsafe { pg_sys::MyProcPid });
+    let open = spi_one::<bool>(
+        &format!("SELECT $1 = ANY (coalesce({dblink}.dblink_get_connections(), '{{}}'))"),
+        &[name.clone().into()],
+    );
+    if open != Some(true) {
+        spi_run(
+            &format!("SELECT {dblink}.dblink_connect($1, $2)"),
+            &[
+                name.clone().into(),
+                get_str(&shared.standby_conninfo).into(),
+            ],
+        );
+    }
+    name
+}
+
+/// `sql` on the standby (one text column, one row), through this worker's connection.
+fn remote(shared: &Shared, sql: &str) -> Option<String> {
+    let name = connect(shared);
+    let dblink = get_str(&shared.dblink_schema);
+    spi_one::<String>(
+        &format!("SELECT t FROM {dblink}.dblink($1, $2) AS r(t text)"),
+        &[name.into(), sql.into()],
+    )
+}
+
+/// Worker 0, once the run's row exists and before the load starts: check again that nobody has
+/// paused the standby meanwhile, record the pause in keybench.run_replay (committed), then pause.
+pub(super) fn pause(shared: &Shared, run_id: i64) -> Result<(), Failure> {
+    let standby = get_str(&shared.standby_place);
+    in_transaction(|| {
+        let state =
+            remote(shared, "SELECT pg_catalog.pg_get_wal_replay_pause_state()").unwrap_or_default();
+        if state != "not paused" {
+            crate::pg::error::raise(ReplayError::AlreadyPaused(
+                format!("the standby ({standby})"),
+                state,
+            ));
+        }
+        spi_run(
+            "INSERT INTO keybench.run_replay (run_id, standby, paused_at) VALUES ($1, $2, clock_timestamp())",
+            &[run_id.into(), standby.clone().into()],
+        );
+    })?;
+    // Set before the pause is asked for: from here on, however the run ends, it is resumed.
+    shared.standby_paused.store(1, Ordering::Release);
+    in_transaction(|| {
+        remote(shared, "SELECT pg_catalog.pg_wal_replay_pause()::text");
+    })
+}
+
+/// The standby's version (server_version_num).
+fn remote_version(shared: &Shared) -> i32 {
+    remote(
+        shared,
+        "SELECT pg_catalog.current_setting('server_version_num')",
+    )
+    .and_then(|v| v.parse().ok())
+    .unwrap_or(0)
+}
+
+/// The blocks the standby's startup process has read, where the standby shows them
+/// (pg_stat_io, PostgreSQL 16 and later).
+fn startup_reads(shared: &Shared) -> Option<i64> {
+    remote(
+        shared,
+        "SELECT coalesce(sum(reads), 0)::text FROM pg_catalog.pg_stat_io
+         WHERE backend_type = 'startup' AND object = 'relation'",
+    )
+    .and_then(|v| v.parse().ok())
+}
+
+/// Poll `cond` (SQL on the standby returning true or false) every `every_ms` until it is true
+/// (the milliseconds since `from_ns`), the deadline passes or the run is stopped (None).
+fn poll_until(
+    shared: &Shared,
+    cond: &str,
+    every_ms: i64,
+    from_ns: i64,
+    deadline_ns: i64,
+) -> Result<Option<f64>, Failure> {
+    loop {
+        let done = in_transaction(|| remote(shared, cond))?;
+        let now = now_ns();
+        if done.as_deref() == Some("true") {
+            return Ok(Some((now - from_ns) as f64 / 1e6));
+        }
+        if now >= deadline_ns || shared.leader_gone.load(Ordering::Acquire) != 0 {
+            return Ok(None);
+        }
+        if every_ms > 0 {
+            wait_on_latch(every_ms);
+        }
+        pg_sys::check_for_interrupts!();
+    }
+}
+
+/// The last worker out of a load that ended well: wait until the standby has received the WAL up
+/// to the end of the load, resume replay and time it until it passes that LSN; the standby's
+/// reads meanwhile where it shows them. Into keybench.run_replay.
+pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64) {
+    let timeout_ns = i64::from(shared.params.standby_timeout) * 1_000_000_000;
+    let end = super::standby::lsn_text(lsn_end);
+    let r: Result<(), Failure> = (|| {
+        let t = now_ns();
+        let received = poll_until(
+            shared,
+            &format!("SELECT (pg_catalog.pg_last_wal_receive_lsn() >= '{end}'::pg_lsn)::text"),
+            5,
+            t,
+            t + timeout_ns,
+        )?;
+        let Some(receive_ms) = received else {
+            resume(shared, run_id, "resumed without timing: the standby had not received the end of the load within standby_timeout");
+            return Ok(());
+        };
+        let version = in_transaction(|| remote_version(shared))?;
+        let before = if version >= 160000 {
+            in_transaction(|| startup_reads(shared))?
+        } else {
+            None
+        };
+        let t0 = now_ns();
+        in_transaction(|| {
+            remote(shared, "SELECT pg_catalog.pg_wal_replay_resume()::text");
+        })?;
+        shared.standby_paused.store(0, Ordering::Release);
+        let replayed = poll_until(
+            shared,
+            &format!("SELECT (pg_catalog.pg_last_wal_replay_lsn() >= '{end}'::pg_lsn)::text"),
+            0,
+            t0,
+            t0 + timeout_ns,
+        )?;
+        let after = if version >= 160000 {
+            in_transaction(|| startup_reads(shared))?
+        } else {
+            None
+        };
+        let (reads, reads_note) = match (before, after) {
+            _ if version < 160000 => (None, Some(format!("standby reads unknown: PostgreSQL {} has no pg_stat_io", version / 10000))),
+            (Some(b), Some(a)) if a > b => (Some(a - b), None),
+            _ => (None, Some("standby reads unknown: the standby's pg_stat_io did not report its startup process's reads during recovery".to_string())),
+        };
+        let note = match replayed {
+            Some(_) => reads_note,
+            None => Some(format!(
+                "incomplete: replay had not passed the end of the load within standby_timeout ({} s){}",
+                shared.params.standby_timeout,
+                reads_note.map(|n| format!("; {n}")).unwrap_or_default()
+            )),
+        };
+        in_transaction(|| {
+            spi_run(
+                "UPDATE keybench.run_replay SET lsn_end = $2::pg_lsn, receive_wait_ms = $3, replay_ms = $4,
+                     standby_blocks_read = $5, resumed_at = clock_timestamp(), note = $6
+                 WHERE run_id = $1",
+                &[
+                    run_id.into(),
+                    end.clone().into(),
+                    receive_ms.into(),
+                    replayed.into(),
+                    reads.into(),
+                    note.into(),
+                ],
+            )
+        })
+    })();
+    if let Err(e) = r {
+        resume(shared, run_id, &format!("timing failed: {}", e.message));
+    }
+}
+
+/// Resume replay if this run paused it and has not resumed it yet (a stopped or failed run, or a
+/// timing that failed); `why` goes into keybench.run_replay's note. Tried three times; a standby
+/// that cannot be reached stays recorded as paused, for keybench_cleanup().
+pub(super) fn resume(shared: &Shared, run_id: i64, why: &str) {
+    if shared.standby_paused.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let mut last = String::new();
+    for _ in 0..3 {
+        match in_transaction(|| {
+            remote(shared, "SELECT pg_catalog.pg_wal_replay_resume()::text");
+        }) {
+            Ok(()) => {
+                shared.standby_paused.store(0, Ordering::Release);
+                let _ = in_transaction(|| {
+                    spi_run(
+                        "UPDATE keybench.run_replay SET resumed_at = clock_timestamp(), note = $2 WHERE run_id = $1",
+                        &[run_id.into(), why.into()],
+                    )
+                });
+                return;
+            }
+            Err(e) => last = e.message,
+        }
+    }
+    let _ = in_transaction(|| {
+        spi_run(
+            "UPDATE keybench.run_replay SET note = $2 WHERE run_id = $1",
+            &[
+                run_id.into(),
+                format!("{why}; left paused: resuming it failed ({last}): keybench_cleanup() tries again, or run SELECT pg_wal_replay_resume() on the standby").into(),
+            ],
+        )
+    });
+}
