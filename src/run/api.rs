@@ -157,7 +157,7 @@ impl SqlError for RunError {
 /// standby's block reads meanwhile (where its pg_stat_io shows them) and the load's FPIs. However
 /// it ends, the standby is not left paused (src/run/replay.rs).
 #[pg_extern(volatile, parallel_unsafe)]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
 pub fn keybench_replay(
     standby: Option<&str>,
     kinds: default!(

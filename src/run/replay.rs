@@ -114,53 +114,44 @@ pub(super) fn check(conninfo: &str) -> String {
     }
     let dblink = dblink_schema().unwrap_or_else(|e| crate::pg::error::raise(e));
     // One connection for all of it (dblink's unnamed form connects and disconnects).
-    let row: (
-        Option<bool>,
-        Option<String>,
-        Option<bool>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    ) = Spi::connect(|c| {
-        let r = c
-            .select(
-                &format!(
-                    "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
-                     FROM {dblink}.dblink($1, $q$
-                       SELECT pg_catalog.pg_is_in_recovery(),
-                              CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_get_wal_replay_pause_state() END,
-                              pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_pause()', 'EXECUTE')
-                                AND pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_resume()', 'EXECUTE'),
-                              current_user::text, pg_catalog.current_database()::text,
-                              coalesce(pg_catalog.host(pg_catalog.inet_server_addr()),
-                                       (SELECT pg_catalog.split_part(setting, ',', 1) FROM pg_catalog.pg_settings
-                                        WHERE name = 'unix_socket_directories'), ''),
-                              pg_catalog.current_setting('port'),
-                              (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
-                     $q$) AS r(in_recovery bool, pause_state text, can_pause bool, usr text, db text, host text,
-                              port text, sysid text)"
-                ),
-                Some(1),
-                &[conninfo.into()],
-            )?
-            .first();
-        Ok::<_, pgrx::spi::Error>((
-            r.get::<bool>(1)?,
-            r.get::<String>(2)?,
-            r.get::<bool>(3)?,
-            r.get::<String>(4)?,
-            r.get::<String>(5)?,
-            r.get::<String>(6)?,
-            r.get::<String>(7)?,
-            r.get::<String>(8)?,
-            r.get::<String>(9)?,
-        ))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench_replay: {e}"));
-    let (in_recovery, pause_state, can_pause, user, db, host, port, sysid, own_sysid) = row;
+    let (in_recovery, pause_state, can_pause, user, db, host, port, sysid, own_sysid) =
+        Spi::connect(|c| {
+            let r = c
+                .select(
+                    &format!(
+                        "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
+                         FROM {dblink}.dblink($1, $q$
+                           SELECT pg_catalog.pg_is_in_recovery(),
+                                  CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_get_wal_replay_pause_state() END,
+                                  pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_pause()', 'EXECUTE')
+                                    AND pg_catalog.has_function_privilege('pg_catalog.pg_wal_replay_resume()', 'EXECUTE'),
+                                  current_user::text, pg_catalog.current_database()::text,
+                                  coalesce(pg_catalog.host(pg_catalog.inet_server_addr()),
+                                           (SELECT pg_catalog.split_part(setting, ',', 1) FROM pg_catalog.pg_settings
+                                            WHERE name = 'unix_socket_directories'), ''),
+                                  pg_catalog.current_setting('port'),
+                                  (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
+                         $q$) AS r(in_recovery bool, pause_state text, can_pause bool, usr text, db text, host text,
+                                  port text, sysid text)"
+                    ),
+                    Some(1),
+                    &[conninfo.into()],
+                )?
+                .first();
+            let t = |i: usize| r.get::<String>(i);
+            Ok::<_, pgrx::spi::Error>((
+                r.get::<bool>(1)?,
+                t(2)?,
+                r.get::<bool>(3)?,
+                t(4)?,
+                t(5)?,
+                t(6)?,
+                t(7)?,
+                t(8)?,
+                t(9)?,
+            ))
+        })
+        .unwrap_or_else(|e| pgrx::error!("keybench_replay: {e}"));
     let (user, db, host, port) = (
         user.unwrap_or_default(),
         db.unwrap_or_default(),
