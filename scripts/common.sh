@@ -51,6 +51,36 @@ cluster_start() {
   KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
 }
 
+# standby_start NAME VERSION PORT [postgres -c settings...]: a streaming standby of the cluster
+# cluster_start last started (PGHOST/PGPORT), made by pg_basebackup -R under
+# target/clusters/NAME, on its own private socket, with application_name NAME; PGHOST and PGPORT
+# stay the primary's, and STANDBY_HOST/STANDBY_PORT name the standby. With KB_MEMORY_CAP_MB set,
+# it runs in a memory cgroup of its own of that many MB. Stop it with cluster_stop NAME VERSION.
+standby_start() {
+  local name=$1 version=$2 port=$3; shift 3
+  local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$version")}" --bindir)
+  local dir="$KB_ROOT/target/clusters/$name"
+  rm -rf "$dir"; mkdir -p "$dir/sock"; chown -R postgres "$dir"
+  as_pg "$bindir/pg_basebackup" -h "$PGHOST" -p "$PGPORT" -U postgres -D "$dir/data" -R -X stream -c fast \
+    >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; return 1; }
+  local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c cluster_name=$name"
+  local s; for s in "$@"; do opts="$opts -c $s"; done
+  local start=(sudo -u postgres -H -- "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start)
+  [ "$(id -u)" = 0 ] || start=("${start[@]:4}")
+  if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
+    local cg=/sys/fs/cgroup/memory/keybench-$name
+    { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
+        && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
+      || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
+    bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${start[@]}" >/dev/null \
+      || { cat "$dir/server.log" >&2; return 1; }
+  else
+    "${start[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }
+  fi
+  STANDBY_HOST="$dir/sock" STANDBY_PORT=$port
+  KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
+}
+
 cluster_stop() { # cluster_stop NAME VERSION
   local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$2")}" --bindir)
   local dir="$KB_ROOT/target/clusters/$1"

@@ -146,31 +146,13 @@ full of random 16-byte keys, compress little (PostgreSQL leaves a page's free-sp
 image with or without compression).
 DOC
 
-printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. For each key: replay paused on the standby, %s rows loaded on the primary from 4 workers (the table dropped at the end, as keybench_run does), the standby left to receive all of that WAL, then replay resumed and timed until it reached the primary'"'"'s end LSN.\n\n```\n' "$rows_a" >> "$out"
+printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
 cluster_start experiments-primary 18 54383 "shared_preload_libraries=keybench"
-"$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
-sdir="$KB_ROOT/target/clusters/experiments-standby"
-rm -rf "$sdir"; mkdir -p "$sdir/sock"; chown -R postgres "$sdir"
-as_pg "$PGBIN/pg_basebackup" -h "$PGHOST" -p "$PGPORT" -U postgres -D "$sdir/data" -R -X stream
-as_pg "$PGBIN/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -o "-c port=54384 -c listen_addresses='' -c unix_socket_directories='$sdir/sock'" -w -t 60 start >/dev/null
-KB_CLUSTERS="$KB_CLUSTERS experiments-standby:18"
-standby() { "$PGBIN/psql" -X -At -h "$sdir/sock" -p 54384 -U postgres -d postgres "$@"; }
-printf '%-8s %12s %10s %14s %12s\n' kind wal_bytes fpi replay_seconds replay_mb_s >> "$out"
-for k in bigint uuidv4 uuidv7; do
-  standby -c "SELECT pg_wal_replay_pause()" >/dev/null
-  start=$("$PGBIN/psql" -X -At -c "SELECT pg_current_wal_insert_lsn()")
-  fpi=$("$PGBIN/psql" -X -At -c "SELECT fpi FROM keybench_run('$k', $rows_a, clients => 4)")
-  end=$("$PGBIN/psql" -X -At -c "SELECT pg_current_wal_flush_lsn()")
-  until [ "$(standby -c "SELECT pg_last_wal_receive_lsn() >= '$end'")" = t ]; do sleep 0.2; done
-  # Short polls (a long query on the standby could conflict with replay and hold it up).
-  t0=$(date +%s.%N)
-  standby -c "SELECT pg_wal_replay_resume()" >/dev/null
-  until [ "$(standby -c "SELECT pg_last_wal_replay_lsn() >= '$end'")" = t ]; do sleep 0.01; done
-  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-  bytes=$("$PGBIN/psql" -X -At -c "SELECT pg_wal_lsn_diff('$end', '$start')::bigint")
-  awk -v k="$k" -v b="$bytes" -v f="$fpi" -v s="$secs" 'BEGIN { printf "%-8s %12d %10d %14.2f %12.1f\n", k, b, f, s, b / 1048576 / s }' >> "$out"
-done
-printf '```\n' >> "$out"
+"$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION dblink"
+standby_start experiments-standby 18 54384 >/dev/null
+until [ "$("$PGBIN/psql" -X -At -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do sleep 0.2; done
+q "" "SELECT kind, wal, fpi, replay_seconds, replay_us_per_row, replay_rows_per_sec, ratio_to_first AS per_row_to_bigint
+FROM keybench_replay('host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres', ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a)"
 cluster_stop_all
 
 printf '\n### The memory cap\n\nThe study capped the memory of a 100-million-row server so that its indexes outgrew the cache. Here the same at a scale this machine loads in minutes: `./scripts/experiment-c.sh 96 16MB 2000000` runs a throwaway PostgreSQL 18 inside a memory cgroup of 96 MB (shared memory, process memory and page cache all count, so what does not fit is read back from disk) with shared_buffers = 16 MB, and loads 2,000,000 single-row transactions per key from 4 workers:\n\n```\n' >> "$out"
@@ -210,7 +192,9 @@ cat >> "$out" <<'DOC'
 `keybench_reproduce(study, scale)` runs a study's calls at a chosen scale (1 is the study's own
 size) in the server it is called in and returns every figure as a row (experiment, step, kind,
 metric, value, note); steps it cannot take from inside a function (a restart with other settings,
-a standby, the VACUUM between deletion and reload) come back as rows with a note and no value. For
+the VACUUM between deletion and reload) come back as rows with a note and no value, and so does C's
+standby replay unless `standby => 'connection string'` names a standby of the server (dblink
+installed: it then runs keybench_replay for each key). For
 example:
 
 ```sql

@@ -375,3 +375,252 @@ BEGIN
     EXECUTE g;
   END LOOP;
 END $$;
+
+-- keybench_reproduce takes a standby (study c times its replay), so it is dropped and created
+-- again; the EXECUTE grants roles hold on it are given back.
+DO $$
+BEGIN
+  PERFORM set_config('keybench_upgrade.grants', coalesce((
+    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION %s TO %I%s', 'keybench_reproduce(text, double precision, integer, integer, text)', r.rolname,
+                             CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
+    FROM pg_proc p, aclexplode(p.proacl) a, pg_roles r
+    WHERE p.oid = 'keybench_reproduce(text, double precision, integer, integer)'::regprocedure
+      AND r.oid = a.grantee AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner), ''), true);
+END $$;
+DROP FUNCTION keybench_reproduce(text, double precision, integer, integer);
+-- Run one of the four studies of keybench's docs/EXPERIMENTS.md at `scale` (1 is the study's own
+-- size: A 10 million rows, B 1 million, C 100 million single-row transactions, D 5 million) and
+-- return every figure as one row: (experiment, step, kind, metric, value, note). What a function
+-- cannot do (restart the server with other settings, a standby, VACUUM between two steps) comes
+-- back as a row with a NULL value and a note saying how to do it.
+CREATE FUNCTION keybench_reproduce(study text, scale float8 DEFAULT 0.01, clients int DEFAULT 4, repeats int DEFAULT 1,
+                                   standby text DEFAULT NULL)
+RETURNS TABLE (experiment text, step text, kind text, metric text, value numeric, note text)
+LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+  s text := lower(trim($1));
+  n bigint;
+  k text;
+  i int;
+  rr record;
+  x record;
+  fig record;
+  rid bigint;
+  kept bigint[] := '{}';
+  ids bigint[] := '{}';
+  rates numeric[];
+  ext text := (SELECT quote_ident(ns.nspname) FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+               WHERE e.extname = 'keybench');
+  sb text := current_setting('shared_buffers');
+  tz text;
+BEGIN
+  IF s IS NULL OR s NOT IN ('a', 'b', 'c', 'd') THEN
+    RAISE EXCEPTION 'unknown study "%"', $1 USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'The studies are a, b, c and d (keybench''s docs/EXPERIMENTS.md).';
+  END IF;
+  IF $2 IS NULL OR NOT ($2 > 0 AND $2 <= 10) THEN
+    RAISE EXCEPTION 'scale must be greater than 0 and at most 10, not %', $2 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $3 IS NULL OR $3 < 1 OR $3 > 64 THEN
+    RAISE EXCEPTION 'clients must be between 1 and 64, not %', $3 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF $4 IS NULL OR $4 < 1 OR $4 > 10 THEN
+    RAISE EXCEPTION 'repeats must be between 1 and 10, not %', $4 USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+
+  IF s = 'a' THEN
+    n := greatest(1000, round(10000000 * $2));
+    FOR i IN 1..$4 LOOP
+      FOREACH k IN ARRAY ARRAY['bigint', 'uuidv4', 'uuidv7'] LOOP
+        SELECT run_id INTO rid FROM keybench_run(k, n, batch_size => 1000, clients => $3, keep => i = $4,
+                                                 checkpoint_first => true);
+        -- Every figure, from a statement after the run (its workers committed them).
+        SELECT * INTO rr FROM keybench.run_figures f WHERE f.run_id = rid;
+        IF i = $4 THEN kept := kept || rr.run_id; END IF;
+        RETURN QUERY SELECT 'a', format('load %s rows, run %s of %s (run_id %s)', n, i, $4, rr.run_id), k, m.metric, m.value, m.note
+          FROM (VALUES ('seconds', round((rr.elapsed_ms / 1000)::numeric, 3), NULL),
+                       ('rows_per_sec', round(rr.rows_per_sec::numeric), NULL),
+                       ('wal_bytes', rr.wal_bytes::numeric, 'backend WAL counters, summed over the batches'),
+                       ('lsn_delta_bytes', rr.lsn_delta::numeric, 'insert-LSN delta over the load'),
+                       ('wal_bytes_per_million_rows', round(rr.wal_per_million_rows::numeric), NULL),
+                       ('wal_fpi', rr.wal_fpi::numeric, NULL),
+                       ('heap_bytes', rr.heap_bytes::numeric, NULL),
+                       ('pk_index_bytes', rr.index_bytes::numeric, NULL),
+                       ('avg_leaf_density', rr.avg_leaf_density::numeric, 'pgstatindex''s figure'),
+                       ('leaf_fragmentation', rr.leaf_fragmentation::numeric, 'pgstatindex''s figure')) m(metric, value, note);
+        RETURN QUERY SELECT 'a', format('load %s rows, run %s of %s (run_id %s)', n, i, $4, rr.run_id), k,
+                            'wal_bytes_per_million_rows_in_tenth_' || t, round(sum(b.wal_bytes) * 1e6 / sum(b.rows)),
+                            'how WAL per row changes as the table grows'
+          FROM (SELECT b.*, ntile(10) OVER (ORDER BY b.batch) AS t FROM keybench.batches b WHERE b.run_id = rr.run_id) b
+          WHERE t IN (1, 10) GROUP BY t ORDER BY t;
+      END LOOP;
+    END LOOP;
+    FOR x IN SELECT r.kind, p.elapsed_ms, p.shared_dirtied, p.wal_bytes, p.wal_fpi FROM keybench.runs r, keybench_probe(r.run_id, 10000) p
+             WHERE r.run_id = ANY (kept) ORDER BY r.run_id LOOP
+      RETURN QUERY SELECT 'a', 'one more 10000-row batch at ' || n || ' rows', x.kind, m.metric, m.value, NULL
+        FROM (VALUES ('ms', round(x.elapsed_ms::numeric, 1)), ('shared_dirtied', x.shared_dirtied::numeric),
+                     ('wal_bytes', x.wal_bytes::numeric), ('wal_fpi', x.wal_fpi::numeric)) m(metric, value);
+    END LOOP;
+    RETURN QUERY SELECT 'a', 'one more batch with shared_buffers = 1GB and the index prewarmed', NULL, 'not_run', NULL::numeric,
+      'needs a server restarted with shared_buffers = 1GB; there, pg_prewarm the kept tables'' indexes and call keybench_probe';
+    FOR x IN SELECT nw.* FROM unnest(kept) r, keybench_newest(r) nw LOOP
+      RETURN QUERY SELECT 'a', 'newest row: ORDER BY id DESC LIMIT 1', x.kind, m.metric, m.value, NULL
+        FROM (VALUES ('ms', round(x.execution_ms::numeric, 3)), ('buffers', (x.shared_hit + x.shared_read)::numeric)) m(metric, value);
+    END LOOP;
+    FOR x IN SELECT m.* FROM keybench.runs r, keybench_migrate(r.run_id, 10000) m WHERE r.run_id = ANY (kept) AND r.kind = 'uuidv4' LOOP
+      RETURN QUERY SELECT 'a', 'migration: uuidv4 table, default switched to uuidv7, next 10000-row batch', 'uuidv4',
+                          m.metric, m.value, NULL
+        FROM (VALUES ('ms', round(x.elapsed_ms::numeric, 1)), ('wal_bytes', x.wal_bytes::numeric),
+                     ('wal_fpi', x.wal_fpi::numeric), ('old_keys', x.old_keys::numeric),
+                     ('old_keys_before_new_band', x.old_keys_before_new_band::numeric)) m(metric, value);
+    END LOOP;
+    FOR k IN SELECT (keybench.kept_run(r, 'keybench_reproduce')).table_name FROM unnest(kept) r LOOP
+      EXECUTE 'DROP TABLE ' || k;
+    END LOOP;
+    n := greatest(1000, round(1000000 * $2));
+    -- The backfill recipe's interval arithmetic follows the session's TimeZone: run it there and,
+    -- if that is not UTC, in UTC as well (for this transaction only).
+    tz := current_setting('TimeZone');
+    FOREACH k IN ARRAY CASE WHEN tz IN ('UTC', 'Etc/UTC') THEN ARRAY[tz] ELSE ARRAY[tz, 'UTC'] END LOOP
+      PERFORM set_config('TimeZone', k, true);
+      FOR x IN SELECT * FROM keybench_backfill(n, 3) LOOP
+        RETURN QUERY SELECT 'a', format('backfill of %s rows over 3 years, TimeZone %s', n, k), 'uuidv7', m.metric, m.value,
+                            CASE WHEN k <> tz THEN 'in UTC, as well as in the session''s TimeZone' END
+          FROM (VALUES ('ms', round(x.elapsed_ms::numeric, 1)), ('wal_bytes', x.wal_bytes::numeric),
+                       ('timestamps_equal', x.timestamps_equal::numeric), ('timestamps_different', x.timestamps_different::numeric),
+                       ('order_matches', x.order_matches::int::numeric)) m(metric, value);
+      END LOOP;
+    END LOOP;
+    PERFORM set_config('TimeZone', tz, true);
+    FOR x IN SELECT * FROM keybench_backfill(n, 3, recipe => 'at') LOOP
+      RETURN QUERY SELECT 'a', format('backfill of %s rows over 3 years, uuidv7_at(created_at)', n), 'uuidv7', m.metric, m.value,
+                          'keybench''s exact alternative to the shift recipe'
+        FROM (VALUES ('ms', round(x.elapsed_ms::numeric, 1)), ('wal_bytes', x.wal_bytes::numeric),
+                     ('timestamps_equal', x.timestamps_equal::numeric), ('timestamps_different', x.timestamps_different::numeric),
+                     ('order_matches', x.order_matches::int::numeric)) m(metric, value);
+    END LOOP;
+    FOR x IN SELECT * FROM keybench_generator_cost(n, 3) c WHERE c.generator IN ('nextval()', 'uuidv7()') LOOP
+      RETURN QUERY SELECT 'a', format('generator cost, %s calls', n), x.generator || ' ' || x.provider, m.metric, m.value, NULL
+        FROM (VALUES ('net_ns_per_call', round(x.net_ns_per_call::numeric, 1)),
+                     ('net_vs_nextval', round(x.net_vs_nextval::numeric, 3))) m(metric, value);
+    END LOOP;
+    RETURN QUERY EXECUTE format(
+      'SELECT ''a'', ''%s consecutive uuidv7() in one session'', ''uuidv7'', ''out_of_order'', count(*) FILTER (WHERE prev >= id)::numeric, NULL
+       FROM (SELECT id, lag(id) OVER (ORDER BY g) AS prev FROM (SELECT g, %s.uuidv7() AS id FROM generate_series(1, %s) g) s) t',
+      n, ext, n);
+
+  ELSIF s = 'b' THEN
+    n := greatest(1000, round(1000000 * $2));
+    FOR x IN SELECT * FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], n,
+                                            method => 'copy_keys') LOOP
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+      RETURN QUERY SELECT 'b', format('COPY %s rows (run_id %s)', n, x.run_id), x.kind, m.metric, m.value, NULL
+        FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', fig.heap_bytes::numeric),
+                     ('pk_index_bytes', fig.index_bytes::numeric), ('lsn_delta_bytes', fig.lsn_delta::numeric),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric)) m(metric, value);
+    END LOOP;
+    FOR rr IN SELECT * FROM (VALUES (10, 'random'), (1000, 'random'), (10, 'counter'), (1000, 'counter')) v(rate, subms) LOOP
+      FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], n, method => 'copy_keys', ids_per_ms => rr.rate,
+                                              uuidv7_subms => rr.subms) LOOP
+        SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+        RETURN QUERY SELECT 'b', format('COPY %s rows (run_id %s)', n, x.run_id),
+                            format('uuidv7, %s ids/ms, %s sub-ms bits', rr.rate, rr.subms), m.metric, m.value, NULL
+          FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('heap_bytes', fig.heap_bytes::numeric),
+                       ('pk_index_bytes', fig.index_bytes::numeric), ('lsn_delta_bytes', fig.lsn_delta::numeric),
+                       ('avg_leaf_density', fig.avg_leaf_density::numeric),
+                       ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
+      END LOOP;
+    END LOOP;
+
+  ELSIF s = 'c' THEN
+    n := greatest(1000, round(100000000 * $2));
+    FOR x IN SELECT * FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], n, batch_size => 1000, clients => $3,
+                                            method => 'single', shape => 'c') LOOP
+      ids := ids || x.run_id;
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+      RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
+                          m.metric, m.value, NULL
+        FROM (VALUES ('tx_per_sec', round(fig.rows_per_sec::numeric)), ('wal_bytes_per_row', round(fig.wal_bytes::numeric / fig.rows)),
+                     ('wal_fpi', fig.wal_fpi::numeric), ('pk_index_bytes', fig.index_bytes::numeric),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
+      RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
+                          m.metric, m.value, 'shared_buffers ' || sb
+        FROM keybench_cliff(x.run_id) c,
+             LATERAL (VALUES ('rows_when_index_outgrew_shared_buffers', c.rows_when_index_outgrew_shared_buffers::numeric),
+                             ('rows_when_index_reads_started', c.rows_when_index_reads_started::numeric)) m(metric, value);
+      -- The insert rate over the last tenth of the batches: once out of memory, if the index outgrew it.
+      RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
+                          'tx_per_sec_last_tenth',
+                          round((sum(b.rows) / nullif(extract(epoch FROM max(b.started_at + b.elapsed_ms * interval '1 ms') - min(b.started_at)), 0))::numeric),
+                          'the last tenth of the batches'
+        FROM (SELECT b.*, ntile(10) OVER (ORDER BY b.batch) AS t FROM keybench.batches b WHERE b.run_id = x.run_id) b WHERE t = 10;
+    END LOOP;
+    RETURN QUERY
+      WITH r AS (SELECT k.kind, k.rows_per_sec FROM keybench.runs k WHERE k.run_id = ANY (ids))
+      SELECT 'c', 'insert rate ratios', NULL, m.metric, round(m.value::numeric, 3), NULL
+      FROM (VALUES ('rate_uuidv4_to_uuidv7', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'uuidv7')),
+                   ('rate_uuidv4_to_bigint', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'bigint'))) m(metric, value);
+    FOR rr IN SELECT * FROM (VALUES (0), (60000)) v(skew) LOOP
+      FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], least(n, 1000000), clients => greatest($3, 2),
+                                              clock_skew_ms => rr.skew) LOOP
+        SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+        RETURN QUERY SELECT 'c', format('uuidv7 from %s clients, clocks +/-%s ms apart (run_id %s)', greatest($3, 2), rr.skew, x.run_id),
+                            'uuidv7', m.metric, m.value, NULL
+          FROM (VALUES ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric),
+                       ('pk_index_bytes', fig.index_bytes::numeric)) m(metric, value);
+      END LOOP;
+    END LOOP;
+    FOR x IN SELECT * FROM keybench_partition_lookup(least(n, 10000000), 12, least(n, 100000)::int, 365) LOOP
+      RETURN QUERY SELECT 'c', format('lookups by id, %s rows over 365 days, %s statements', least(n, 10000000), x.mode),
+                          x.layout, m.metric, m.value, NULL
+        FROM (VALUES ('lookups_per_sec', round(x.lookups_per_sec::numeric)), ('index_scans_per_lookup', round(x.index_scans_per_lookup::numeric, 2)),
+                     ('buffers_per_lookup', round(x.buffers_per_lookup::numeric, 2)), ('found', x.found::numeric)) m(metric, value);
+    END LOOP;
+    RETURN QUERY SELECT 'c', v.step, NULL, 'not_run', NULL::numeric, v.note
+      FROM (VALUES ('delete 30% at random or the oldest 30%, then reload',
+                    'needs a VACUUM between the deletion and the reload, which a function cannot run: keybench_run(..., keep => true), keybench_delete(run_id, 0.3, ''random'' or ''oldest''), VACUUM the table, keybench_reload(run_id)'),
+                   ('memory cap', 'needs the server started in a memory cgroup: scripts/experiment-c.sh does, with a small shared_buffers'),
+                   ('longer checkpoint interval, wal_compression = lz4', 'server settings: change them, reload the configuration and run again; keybench.runs records both')) v(step, note);
+    -- Standby replay: replay paused on the standby given, the load, replay resumed and timed.
+    IF $5 IS NULL THEN
+      RETURN QUERY SELECT 'c', 'WAL replay speed on a standby', NULL::text, 'not_run', NULL::numeric,
+        'needs a standby: keybench_reproduce(''c'', ..., standby => its connection string), with dblink in this database (keybench_replay)';
+    ELSE
+      FOR x IN SELECT * FROM keybench_replay($5, ARRAY['bigint', 'uuidv4', 'uuidv7'], least(n, 10000000), clients => $3) LOOP
+        RETURN QUERY SELECT 'c', format('WAL replay speed on a standby: replay paused, %s rows loaded from %s clients, replay resumed (run_id %s)',
+                                        x.rows, $3, x.run_id), x.kind, m.metric, m.value, x.note
+          FROM (VALUES ('replay_seconds', x.replay_seconds::numeric), ('replay_us_per_row', x.replay_us_per_row::numeric),
+                       ('replay_rows_per_sec', x.replay_rows_per_sec::numeric), ('replay_per_row_to_bigint', x.ratio_to_first::numeric),
+                       ('wal_fpi', x.fpi::numeric), ('standby_blocks_read', x.standby_blocks_read::numeric)) m(metric, value);
+      END LOOP;
+    END IF;
+
+  ELSE
+    n := greatest(5000, round(5000000 * $2));
+    FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv4', 'uuidv7'], n, batch_size => n / 50, shape => 'd', payload_width => 100) LOOP
+      SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+      RETURN QUERY SELECT 'd', format('%s rows in 50 batches, shared_buffers %s (run_id %s)', n, sb, x.run_id), x.kind, m.metric, m.value, NULL
+        FROM (VALUES ('seconds', round((fig.elapsed_ms / 1000)::numeric, 3)), ('pk_index_bytes', fig.index_bytes::numeric),
+                     ('index_blks_read', fig.index_blks_read::numeric), ('index_hit_ratio', round(fig.index_hit_ratio::numeric, 4)),
+                     ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
+      RETURN QUERY SELECT 'd', format('%s rows in 50 batches, shared_buffers %s (run_id %s)', n, sb, x.run_id), x.kind, m.metric, m.value,
+                          'keybench_series(' || x.run_id || ') has every batch'
+        FROM keybench_cliff(x.run_id) c,
+             LATERAL (VALUES ('rows_when_index_outgrew_shared_buffers', c.rows_when_index_outgrew_shared_buffers::numeric),
+                             ('rows_when_index_reads_started', c.rows_when_index_reads_started::numeric)) m(metric, value);
+      RETURN QUERY SELECT 'd', 'projection: rows at which the index outgrows shared_buffers', x.kind,
+                          'rows_at_shared_buffers_' || p.shared_buffers, p.projected_rows::numeric, p.basis
+        FROM keybench_cliff_projection(x.run_id) p;
+    END LOOP;
+  END IF;
+END $$;
+REVOKE EXECUTE ON FUNCTION keybench_reproduce(text, double precision, integer, integer, text) FROM PUBLIC;
+DO $$
+DECLARE
+  g text;
+BEGIN
+  FOREACH g IN ARRAY string_to_array(current_setting('keybench_upgrade.grants'), E'\n') LOOP
+    EXECUTE g;
+  END LOOP;
+END $$;

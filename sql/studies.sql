@@ -161,7 +161,8 @@ END $$;
 -- return every figure as one row: (experiment, step, kind, metric, value, note). What a function
 -- cannot do (restart the server with other settings, a standby, VACUUM between two steps) comes
 -- back as a row with a NULL value and a note saying how to do it.
-CREATE FUNCTION keybench_reproduce(study text, scale float8 DEFAULT 0.01, clients int DEFAULT 4, repeats int DEFAULT 1)
+CREATE FUNCTION keybench_reproduce(study text, scale float8 DEFAULT 0.01, clients int DEFAULT 4, repeats int DEFAULT 1,
+                                   standby text DEFAULT NULL)
 RETURNS TABLE (experiment text, step text, kind text, metric text, value numeric, note text)
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -348,8 +349,20 @@ BEGIN
       FROM (VALUES ('delete 30% at random or the oldest 30%, then reload',
                     'needs a VACUUM between the deletion and the reload, which a function cannot run: keybench_run(..., keep => true), keybench_delete(run_id, 0.3, ''random'' or ''oldest''), VACUUM the table, keybench_reload(run_id)'),
                    ('memory cap', 'needs the server started in a memory cgroup: scripts/experiment-c.sh does, with a small shared_buffers'),
-                   ('longer checkpoint interval, wal_compression = lz4', 'server settings: change them, reload the configuration and run again; keybench.runs records both'),
-                   ('WAL replay speed on a standby', 'needs a standby server')) v(step, note);
+                   ('longer checkpoint interval, wal_compression = lz4', 'server settings: change them, reload the configuration and run again; keybench.runs records both')) v(step, note);
+    -- Standby replay: replay paused on the standby given, the load, replay resumed and timed.
+    IF $5 IS NULL THEN
+      RETURN QUERY SELECT 'c', 'WAL replay speed on a standby', NULL::text, 'not_run', NULL::numeric,
+        'needs a standby: keybench_reproduce(''c'', ..., standby => its connection string), with dblink in this database (keybench_replay)';
+    ELSE
+      FOR x IN SELECT * FROM keybench_replay($5, ARRAY['bigint', 'uuidv4', 'uuidv7'], least(n, 10000000), clients => $3) LOOP
+        RETURN QUERY SELECT 'c', format('WAL replay speed on a standby: replay paused, %s rows loaded from %s clients, replay resumed (run_id %s)',
+                                        x.rows, $3, x.run_id), x.kind, m.metric, m.value, x.note
+          FROM (VALUES ('replay_seconds', x.replay_seconds::numeric), ('replay_us_per_row', x.replay_us_per_row::numeric),
+                       ('replay_rows_per_sec', x.replay_rows_per_sec::numeric), ('replay_per_row_to_bigint', x.ratio_to_first::numeric),
+                       ('wal_fpi', x.fpi::numeric), ('standby_blocks_read', x.standby_blocks_read::numeric)) m(metric, value);
+      END LOOP;
+    END IF;
 
   ELSE
     n := greatest(5000, round(5000000 * $2));

@@ -891,4 +891,31 @@ mod unit_tests {
             "keybench_run: 250 of 1000 rows (25%), 250 rows/s, about 3 s to go"
         );
     }
+
+    #[test]
+    fn standbys() {
+        let local = p(100, 10);
+        assert!(!local.wait_for_standbys && !local.pause_standby);
+        assert_eq!(local.standby_timeout, DEFAULT_STANDBY_TIMEOUT);
+        let w = with_standbys(local, true, 1).unwrap();
+        assert!(w.wait_for_standbys && w.standby_timeout == 1);
+        assert_eq!(
+            with_standbys(local, true, MAX_STANDBY_TIMEOUT)
+                .unwrap()
+                .standby_timeout,
+            86_400
+        );
+        assert_eq!(
+            with_standbys(local, false, 0),
+            Err(RunError::StandbyTimeout(0))
+        );
+        assert_eq!(
+            with_standbys(local, false, 86_401),
+            Err(RunError::StandbyTimeout(86_401))
+        );
+        assert_eq!(
+            RunError::StandbyTimeout(0).to_string(),
+            "standby_timeout must be between 1 and 86400 seconds, not 0"
+        );
+    }
 }

@@ -256,6 +256,12 @@ mod sql {
                 unit: "µs".into(),
                 series: vec![],
             },
+            Panel {
+                title: "Standby replay lag behind each batch's end (the most behind standby)"
+                    .into(),
+                unit: "MB".into(),
+                series: vec![],
+            },
         ];
         for id in run_ids {
             let rows = Spi::connect(|client| {
@@ -294,9 +300,23 @@ mod sql {
                     let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
                     reads.push((g(1)?, g(2)?));
                 }
-                Ok::<_, pgrx::spi::Error>((kind, pts, reads))
+                // The streaming standbys' replay lag per batch, if the run's server had any.
+                let mut lag: Vec<(f64, f64)> = Vec::new();
+                for r in client.select(
+                    "SELECT (b.rows_before + b.rows)::float8, max(l.replay_lag_bytes) / 1048576.0::float8
+                     FROM keybench.batch_standby_lag l JOIN keybench.batches b USING (run_id, batch)
+                     WHERE l.run_id = $1 AND l.replay_lag_bytes IS NOT NULL
+                     GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
+                    None,
+                    &[id.into()],
+                )? {
+                    let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
+                    lag.push((g(1)?, g(2)?));
+                }
+                Ok::<_, pgrx::spi::Error>((kind, pts, reads, lag))
             });
-            let (kind, pts, reads) = rows.unwrap_or_else(|e| pgrx::error!("keybench_chart: {e}"));
+            let (kind, pts, reads, lag) =
+                rows.unwrap_or_else(|e| pgrx::error!("keybench_chart: {e}"));
             let Some(kind) = kind else {
                 pgrx::ereport!(
                     ERROR,
@@ -314,14 +334,23 @@ mod sql {
             }
             if !reads.is_empty() {
                 panels[4].series.push(Series {
-                    label,
+                    label: label.clone(),
                     points: downsample(&reads, 500),
                 });
             }
+            if !lag.is_empty() {
+                panels[5].series.push(Series {
+                    label,
+                    points: downsample(&lag, 500),
+                });
+            }
         }
-        // The readers' panel only when some run had readers.
-        if panels[4].series.is_empty() {
+        // The readers' and the standbys' panels only when some run had them.
+        if panels[5].series.is_empty() {
             panels.pop();
+        }
+        if panels[4].series.is_empty() {
+            panels.remove(4);
         }
         render(title, "rows loaded", &panels)
     }

@@ -415,3 +415,26 @@ pub(super) fn resume(shared: &Shared, run_id: i64, why: &str) {
         )
     });
 }
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn connection_values_are_quoted() {
+        assert_eq!(conn_value("/tmp/sock"), "'/tmp/sock'");
+        assert_eq!(conn_value("o'k"), "'o\\'k'");
+        assert_eq!(conn_value("a\\b c"), "'a\\\\b c'");
+        assert_eq!(conn_value(""), "''");
+    }
+
+    #[test]
+    fn lsns_print_as_pg_lsn_reads_them() {
+        assert_eq!(super::super::standby::lsn_text(0), "0/0");
+        assert_eq!(super::super::standby::lsn_text(0x1_6B37_4D48), "1/6B374D48");
+        assert_eq!(
+            super::super::standby::lsn_text(u64::MAX),
+            "FFFFFFFF/FFFFFFFF"
+        );
+    }
+}
