@@ -4,7 +4,9 @@
 //!   they share
 //! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
 //!   keys
-//! - [`run`]: keybench_run, keybench_compare, keybench_probe: the in-server insert workload
+//! - [`run`]: keybench_run, keybench_compare, keybench_probe, keybench_replay: the in-server
+//!   insert workload, what it costs the streaming standbys, and keybench_read on the same workers
+//! - [`export`]: keybench_export and keybench_import: runs carried between servers as JSON
 //! - [`experiments`]: generator cost, the studies' lookups, charts (the experiments written in
 //!   SQL, deletion and reload and reproduction among them, are in `sql/`)
 //! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory
@@ -15,6 +17,7 @@
 use pgrx::prelude::*;
 
 pub mod experiments;
+pub mod export;
 pub mod generators;
 pub mod inspect;
 pub mod pg;

@@ -630,9 +630,8 @@ pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
 mod api;
 mod copy;
 mod counters;
-mod export;
 mod leader;
-mod read;
+pub(crate) mod read;
 mod reader;
 mod replay;
 mod shared;

@@ -166,7 +166,7 @@ mod sql {
             "ulid_uuid()",
             "nanoid()",
         ];
-        if crate::pg::shmem::snowflake_counter().is_ok() {
+        if crate::pg::shmem::snowflake_counter().is_some() {
             ours.insert(2, "snowflake_id()");
         } else {
             pgrx::notice!(

@@ -13,6 +13,12 @@ use rand::SeedableRng;
 #[error("could not generate random values: {0}")]
 pub struct RandomError(String);
 
+impl crate::pg::error::SqlError for RandomError {
+    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
+        pgrx::PgSqlErrorCode::ERRCODE_INTERNAL_ERROR
+    }
+}
+
 /// A CSPRNG that belongs to one process and reseeds itself in any other.
 pub struct ProcessRng {
     owner: i32,

@@ -154,6 +154,11 @@ impl crate::pg::error::SqlError for SnowflakeError {
 
 pub(crate) use sql::next_snowflake;
 
+/// The counter every backend draws Snowflake ids from (src/pg/shmem.rs), or why there is none.
+pub(crate) fn counter() -> Result<&'static std::sync::atomic::AtomicU64, SnowflakeError> {
+    crate::pg::shmem::snowflake_counter().ok_or(SnowflakeError::NotPreloaded)
+}
+
 /// The SQL functions.
 mod sql {
     use super::*;
@@ -171,7 +176,7 @@ mod sql {
     /// backend, so only the real clock, or one behind it, may advance it: a session's clock set
     /// ahead (or simulated) would move every other session's ids.
     pub(crate) fn next_snowflake() -> i64 {
-        let counter = crate::pg::shmem::snowflake_counter().or_raise();
+        let counter = counter().or_raise();
         let rate = crate::pg::guc::ids_per_ms();
         if rate != 0 {
             raise(SnowflakeError::ClockAhead {

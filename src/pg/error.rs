@@ -42,12 +42,6 @@ impl<T, E: SqlError> OrRaise<T> for Result<T, E> {
     }
 }
 
-impl SqlError for crate::generators::rng::RandomError {
-    fn sqlstate(&self) -> PgSqlErrorCode {
-        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR
-    }
-}
-
 /// The value of argument `arg` of `function`, which a non-strict function (one with a NULL
 /// default elsewhere) still requires: NULL is ERROR 22004, not an internal error.
 pub fn required<T>(function: &str, arg: &str, value: Option<T>) -> T {

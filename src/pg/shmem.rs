@@ -4,7 +4,6 @@
 //! start. Without it, PostgreSQL 17 and later hand out a named dynamic shared memory segment on
 //! first use (the DSM registry); PostgreSQL 16 and older cannot, and snowflake_id() says so.
 
-use crate::generators::snowflake::SnowflakeError;
 use pgrx::pg_sys;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
@@ -19,19 +18,20 @@ const NAME: &std::ffi::CStr = c"keybench";
 /// inherited by every backend), or on first use from the DSM registry.
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
 
-/// The counter behind snowflake_id().
-pub fn snowflake_counter() -> Result<&'static AtomicU64, SnowflakeError> {
+/// The counter behind snowflake_id(), or None where this server hands out no such memory
+/// (keybench not preloaded, on PostgreSQL 16 and older): the caller says what that means to it.
+pub fn snowflake_counter() -> Option<&'static AtomicU64> {
     let mut p = SHARED.load(Ordering::Relaxed);
     if p.is_null() {
         p = attach()?;
         SHARED.store(p, Ordering::Relaxed);
     }
     // SAFETY: the struct lives in shared memory for the life of the server.
-    Ok(unsafe { &(*p).snowflake })
+    Some(unsafe { &(*p).snowflake })
 }
 
 #[cfg(any(feature = "pg17", feature = "pg18"))]
-fn attach() -> Result<*mut Shared, SnowflakeError> {
+fn attach() -> Option<*mut Shared> {
     #[pgrx::pg_guard]
     unsafe extern "C-unwind" fn init(ptr: *mut std::ffi::c_void) {
         // SAFETY: the registry hands us size_of::<Shared>() fresh bytes.
@@ -46,12 +46,12 @@ fn attach() -> Result<*mut Shared, SnowflakeError> {
     let p = unsafe {
         pg_sys::GetNamedDSMSegment(NAME.as_ptr(), size_of::<Shared>(), Some(init), &mut found)
     };
-    Ok(p.cast())
+    Some(p.cast())
 }
 
 #[cfg(not(any(feature = "pg17", feature = "pg18")))]
-fn attach() -> Result<*mut Shared, SnowflakeError> {
-    Err(SnowflakeError::NotPreloaded)
+fn attach() -> Option<*mut Shared> {
+    None
 }
 
 /// Called from `_PG_init`: when loaded through shared_preload_libraries, reserve and set up the

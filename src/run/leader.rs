@@ -262,7 +262,7 @@ fn run_with(p: Params, extra: impl FnOnce(&mut Shared)) -> Summary {
         }
     }
     if kind == Kind::Snowflake {
-        if let Err(e) = crate::pg::shmem::snowflake_counter() {
+        if let Err(e) = crate::generators::snowflake::counter() {
             raise(e);
         }
     }

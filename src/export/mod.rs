@@ -1040,11 +1040,11 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
                 ))
             }
         }
-        if super::Kind::parse(&r.kind).map(|k| k.name()) != Some(r.kind.as_str()) {
+        if crate::run::Kind::parse(&r.kind).map(|k| k.name()) != Some(r.kind.as_str()) {
             return Err(ExportError::Input {
                 path: format!("runs[{i}].kind"),
                 message: format!("{} is not a kind of key", quoted(&r.kind)),
-                detail: Some(format!("The kinds are: {}.", super::kind_names())),
+                detail: Some(format!("The kinds are: {}.", crate::run::kind_names())),
             });
         }
         if let Some(j) = runs.insert(r.run_id, i) {
@@ -1071,14 +1071,14 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
                 ),
             ));
         }
-        if super::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str())
+        if crate::run::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str())
         {
             return Err(input(
                 format!("reads[{i}].workload"),
                 format!(
                     "{} is not a workload ({})",
                     quoted(&r.workload),
-                    super::read::workload_names()
+                    crate::run::read::workload_names()
                 ),
             ));
         }
