@@ -1071,7 +1071,8 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
                 ),
             ));
         }
-        if crate::run::read::Workload::parse(&r.workload).map(|w| w.name()) != Some(r.workload.as_str())
+        if crate::run::read::Workload::parse(&r.workload).map(|w| w.name())
+            != Some(r.workload.as_str())
         {
             return Err(input(
                 format!("reads[{i}].workload"),
