@@ -2,6 +2,8 @@
 # PostgreSQL refuses to run as root, so every cluster here runs as the OS user `postgres`.
 KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$PATH"
+# This checkout's pgrx configuration (scripts/setup.sh writes it), never another checkout's.
+export PGRX_HOME="$KB_ROOT/.pg/pgrx"
 
 . "$KB_ROOT/scripts/versions.sh"
 

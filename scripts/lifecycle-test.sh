@@ -47,7 +47,7 @@ check "0.1.0 installed" 0.1.0 "$(psql -d up -c "SELECT extversion FROM pg_extens
 psql -d up -c "SELECT run_id FROM keybench_run('uuidv7', 2000, clients => 2)" \
             -c "SELECT run_id FROM keybench_run('uuidv4', 1000, keep => true)" >/dev/null
 # A second 0.1.0 database where a role was granted keybench_run and keybench_compare: the update
-# re-creates both (their result type changed in 0.3.0, keybench_run's arguments in 0.4.0, 0.5.0 and 0.6.0, keybench_compare's in 0.5.0) and must give
+# re-creates both (their result type changed in 0.3.0, keybench_run's arguments in 0.4.0, 0.5.0 and 0.6.0, keybench_compare's in 0.5.0 and 0.6.0) and must give
 # the grants back.
 "$PGBIN/createdb" grants
 psql -d grants -c "SET client_min_messages = warning" -c "CREATE EXTENSION keybench" -c "DROP ROLE IF EXISTS keybench_lifecycle_grantee" \
@@ -71,7 +71,7 @@ check "updated to $new" "$new" "$(psql -d up -c "SELECT extversion FROM pg_exten
 psql -d grants -c "ALTER EXTENSION keybench UPDATE" >/dev/null 2>"$work/update-grants.err"
 check "the update keeps the EXECUTE grants on re-created functions" "t|t|f" \
   "$(psql -d grants -c "SELECT has_function_privilege('keybench_lifecycle_grantee', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE'),
-                              has_function_privilege('keybench_lifecycle_grantee', 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer)', 'EXECUTE'),
+                              has_function_privilege('keybench_lifecycle_grantee', 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text)', 'EXECUTE'),
                               has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE')")"
 "$PGBIN/dropdb" grants
 "$PGBIN/createdb" fresh

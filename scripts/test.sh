@@ -68,6 +68,15 @@ run_suite() {
 }
 
 mkdir -p target/logs target/pgrx-test-data
+# pgrx's configuration is this checkout's own (scripts/setup.sh): another checkout's set-up cannot
+# point this one's builds at its PostgreSQL installs.
+echo "== PGRX_HOME is this checkout's"
+if [ "$PGRX_HOME" = "$KB_ROOT/.pg/pgrx" ] && grep -qxF "pg18 = \"$KB_ROOT/.pg/18/bin/pg_config\"" "$PGRX_HOME/config.toml" \
+    && ! grep -v "^\[configs\]" "$PGRX_HOME/config.toml" | grep -vqF "\"$KB_ROOT/.pg/"; then
+  echo "ok - PGRX_HOME is $PGRX_HOME and names only this checkout's installs"; passed=$((passed + 1))
+else
+  echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
+fi
 chown postgres target/pgrx-test-data
 
 for v in "${versions[@]}"; do

@@ -3,8 +3,8 @@
 -- (scripts/lifecycle-test.sh checks it). New: what a load costs the server's streaming standbys
 -- (keybench.run_standbys, keybench.batch_standby_lag, keybench.batch_standbys, keybench_run's
 -- wait_for_standbys and standby_timeout), experiment C's paused-replay protocol (keybench_replay,
--- keybench.run_replay, and keybench_cleanup() resuming a standby a dead primary left paused) and
--- keybench_io_cost.
+-- keybench.run_replay, keybench_reproduce's standby, and keybench_cleanup() resuming a standby a
+-- dead primary left paused), keybench_io_cost, and keybench_compare's readers.
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.6.0'" to load this file. \quit
 
 -- The streaming standbys of a run's server, seen from its pg_stat_replication (src/run/standby.rs):
@@ -316,8 +316,7 @@ AS 'MODULE_PATHNAME', 'keybench_replay_wrapper';
 REVOKE EXECUTE ON FUNCTION keybench_replay(text, text[], bigint, bigint, integer, text, text, integer, boolean) FROM PUBLIC;
 
 -- keybench_run takes two more arguments (wait_for_standbys, standby_timeout), so it is dropped and
--- created again; the EXECUTE grants
--- roles hold on it are given back.
+-- created again; the EXECUTE grants roles hold on it are given back.
 DO $$
 BEGIN
   PERFORM set_config('keybench_upgrade.grants', coalesce((
@@ -357,7 +356,7 @@ CREATE FUNCTION "keybench_run"(
 	"rows_per_sec" bigint,  /* i64 */
 	"wal" TEXT,  /* String */
 	"wal_per_row" double precision,  /* f64 */
-	"fpi" bigint,  /* i64 */
+	"fpi" bigint,  /* Option < i64 > */
 	"index_size" TEXT,  /* String */
 	"leaf_density" double precision,  /* f64 */
 	"fragmentation" double precision,  /* f64 */
@@ -376,12 +375,69 @@ BEGIN
   END LOOP;
 END $$;
 
--- keybench_reproduce takes a standby (study c times its replay), so it is dropped and created
--- again; the EXECUTE grants roles hold on it are given back.
+-- keybench_compare takes readers and read_workload, as keybench_run does: dropped and created
+-- again likewise.
 DO $$
 BEGIN
   PERFORM set_config('keybench_upgrade.grants', coalesce((
-    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION %s TO %I%s', 'keybench_reproduce(text, double precision, integer, integer, text)', r.rolname,
+    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text) TO %I%s', r.rolname,
+                             CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
+    FROM pg_proc p, aclexplode(p.proacl) a, pg_roles r
+    WHERE p.oid = 'keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer)'::regprocedure
+      AND r.oid = a.grantee AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner), ''), true);
+END $$;
+DROP FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer);
+CREATE FUNCTION "keybench_compare"(
+	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'], /* :: std :: option :: Option < Vec < Option < String > > > */
+	"rows" bigint DEFAULT 1000000, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 1, /* Option < i32 > */
+	"payload_width" INT DEFAULT 60, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"fillfactor" INT DEFAULT 90, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT true, /* Option < bool > */
+	"ids_per_ms" INT DEFAULT 0, /* Option < i32 > */
+	"uuidv7_subms" TEXT DEFAULT 'counter', /* Option < & str > */
+	"clock_skew_ms" INT DEFAULT 0, /* Option < i32 > */
+	"distributed" bool DEFAULT false, /* Option < bool > */
+	"shard_count" INT DEFAULT NULL, /* Option < i32 > */
+	"readers" INT DEFAULT 0, /* Option < i32 > */
+	"read_workload" TEXT DEFAULT 'point' /* Option < & str > */
+) RETURNS TABLE (
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"clients" INT,  /* i32 */
+	"seconds" double precision,  /* f64 */
+	"rows_per_sec" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"wal_per_row" double precision,  /* f64 */
+	"fpi" bigint,  /* Option < i64 > */
+	"index_size" TEXT,  /* String */
+	"leaf_density" double precision,  /* f64 */
+	"fragmentation" double precision,  /* f64 */
+	"kept_table" TEXT  /* Option < String > */
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
+REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text) FROM PUBLIC;
+DO $$
+DECLARE
+  g text;
+BEGIN
+  FOREACH g IN ARRAY string_to_array(current_setting('keybench_upgrade.grants'), E'\n') LOOP
+    EXECUTE g;
+  END LOOP;
+END $$;
+
+-- keybench_reproduce takes a standby (study c times its replay): dropped and created again
+-- likewise.
+DO $$
+BEGIN
+  PERFORM set_config('keybench_upgrade.grants', coalesce((
+    SELECT string_agg(format('GRANT EXECUTE ON FUNCTION keybench_reproduce(text, double precision, integer, integer, text) TO %I%s', r.rolname,
                              CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
     FROM pg_proc p, aclexplode(p.proacl) a, pg_roles r
     WHERE p.oid = 'keybench_reproduce(text, double precision, integer, integer)'::regprocedure

@@ -9,12 +9,23 @@ SET datestyle = ISO;
 CREATE SCHEMA bounds;
 
 -- The encodings' limits: the first and the last millisecond each kind holds, and one step beyond.
-SELECT uuidv7_floor('1970-01-01 00:00:00') AS v7_first, uuidv7_ceil('10889-08-02 05:31:50.655999') AS v7_last;
+SELECT uuidv7_floor('1970-01-01 00:00:00') AS v7_first, uuidv7_ceil('10889-08-02 05:31:50.655') AS v7_last;
 SELECT ulid_floor('1970-01-01 00:00:00') AS ulid_first, ulid_ceil('10889-08-02 05:31:50.655') AS ulid_last;
 SELECT ulid_uuid_floor('1970-01-01') AS ulid_uuid_first, ulid_uuid_ceil('10889-08-02 05:31:50.655') AS ulid_uuid_last;
 SELECT snowflake_floor('2010-11-04 01:42:54.657') AS sf_first, snowflake_ceil('2080-07-10 17:30:30.208999') AS sf_last;
 SELECT uuidv7_floor('1969-12-31 23:59:59.999999');
 SELECT uuidv7_ceil('10889-08-02 05:31:50.656');
+-- UUID version 7 takes PostgreSQL 18's uuidv7(shift) range at both ends, in uuidv7_at, floor and
+-- ceil alike: from 1970-01-01 00:00:00 to 10889-08-02 05:31:50.655000 UTC, the first microsecond
+-- of the 48-bit field's last millisecond (uuidv7(shift) checks the instant in microseconds).
+SELECT public.uuid_extract_timestamp(uuidv7_at('10889-08-02 05:31:50.655')) AS at_last,
+       public.uuid_extract_timestamp(uuidv7_at('1970-01-01 00:00:00')) AS at_first,
+       uuidv7_at('10889-08-02 05:31:50.655') BETWEEN uuidv7_floor('10889-08-02 05:31:50.655')
+                                              AND uuidv7_ceil('10889-08-02 05:31:50.655') AS within_its_ms;
+SELECT uuidv7_at('10889-08-02 05:31:50.655001');
+SELECT uuidv7_ceil('10889-08-02 05:31:50.655001');
+SELECT uuidv7_floor('10889-08-02 05:31:50.655001');
+SELECT uuidv7_at('1969-12-31 23:59:59.999999');
 SELECT ulid_floor('infinity');
 SELECT ulid_uuid_ceil('-infinity');
 SELECT snowflake_floor('2010-11-04 01:42:54.656999');

@@ -50,3 +50,13 @@ WHERE kind = 'uuidv7' AND rows = 100000 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, ids_per_ms => -1)$$);
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, uuidv7_subms => 'sorted')$$);
 SELECT state, message FROM regress.err($$SET keybench.uuidv7_subms = 'sorted'$$);
+-- keybench_generator_cost holds its generate_series in memory (a work_mem of its own, for its
+-- statements only): with no temporary file allowed at all, it still runs, under a work_mem that
+-- would spill; the session's settings are as they were afterwards.
+SET work_mem = '64kB';
+SET temp_file_limit = 0;
+SELECT count(*) > 0 AS measured FROM keybench_generator_cost(200000, 1);
+RESET temp_file_limit;
+SHOW work_mem;
+SHOW jit;
+RESET work_mem;

@@ -91,6 +91,15 @@ FROM keybench.batch_reads WHERE run_id = :r_load;
 SELECT run_id AS r_load FROM keybench_run('bigint', 20000, clients => 2, readers => 2, read_workload => 'Recent') \gset
 SELECT count(DISTINCT reader) AS readers, bool_and(workload = 'recent') AS recent, bool_and(ops >= 1) AS each_has_ops
 FROM keybench.run_reads WHERE run_id = :r_load;
+-- keybench_compare takes readers too: every kind's run has its readers' lookups, and bad readers
+-- are refused before any run starts.
+CREATE TEMP TABLE cmp AS SELECT * FROM keybench_compare(ARRAY['uuidv7', 'uuidv4'], 10000, readers => 1, read_workload => 'recent');
+SELECT count(*) AS runs,
+       bool_and((SELECT count(DISTINCT reader) FROM keybench.run_reads r WHERE r.run_id = c.run_id) = 1) AS one_reader_each,
+       bool_and((SELECT bool_and(workload = 'recent') FROM keybench.run_reads r WHERE r.run_id = c.run_id)) AS recent
+FROM cmp c;
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_compare(ARRAY['bigint'], 100, readers => -1)$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_compare(ARRAY['bigint'], 100, readers => 1, read_workload => NULL)$$);
 -- The readers' figures travel with their run through keybench_export and keybench_import.
 CREATE TEMP TABLE lexp AS SELECT keybench_export(ARRAY[:r_load]::bigint[]) AS doc;
 SELECT run_id AS r_load_imp FROM keybench_import((SELECT doc FROM lexp)) \gset

@@ -45,6 +45,13 @@ pub fn check(calls: i64, rounds: i32) -> Result<(), CostError> {
     Ok(())
 }
 
+/// The work_mem (kB) that holds a `generate_series(1, calls)` in memory: 100 bytes a row for its
+/// tuplestore (a row takes about 50), at least PostgreSQL's default 4 MB, at most 1 GB (about 10
+/// million calls per round; past that the series spills, as the README says).
+pub fn series_work_mem_kb(calls: i64) -> i64 {
+    (calls.saturating_mul(100) / 1024).clamp(4096, 1_048_576)
+}
+
 /// The median of some timings (the mean of the middle two for an even count).
 pub fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -242,23 +249,29 @@ mod sql {
         check(calls, rounds).or_raise();
         let schema = crate::pg::spi::extension_schema();
         let list = candidates(&schema);
-        // JIT would add compile time to whichever query crosses its cost threshold first.
-        let jit: String = spi_one("SELECT current_setting('jit')").unwrap_or_default();
-        spi_one::<String>("SELECT set_config('jit', 'off', true)");
-        let mut ms: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds as usize); list.len()];
-        for round in 0..list.len() * rounds as usize {
-            let i = (round + round / list.len()) % list.len();
-            let query = format!(
-                "SELECT count({}) FROM generate_series(1, {calls})",
-                list[i].expr
-            );
-            ms[i].push(time_ms(&query));
-            pgrx::check_for_interrupts!();
-        }
-        spi_one::<String>(&format!(
-            "SELECT set_config('jit', {}, true)",
-            pgrx::spi::quote_literal(&jit)
-        ));
+        // JIT would add compile time to whichever query crosses its cost threshold first, and
+        // generate_series materializes its rows (a tuplestore) that would spill to a temporary
+        // file under the default 4 MB work_mem from about 100,000 calls on: both set for these
+        // statements only (a GUC nest level, undone after them or by an ERROR's abort).
+        let work_mem = std::ffi::CString::new(format!("{}kB", series_work_mem_kb(calls)))
+            .expect("no NUL");
+        let ms = crate::pg::guc::with_setting(c"jit", c"off", || {
+            crate::pg::guc::with_setting(c"work_mem", &work_mem, || {
+                let mut ms: Vec<Vec<f64>> =
+                    vec![Vec::with_capacity(rounds as usize); list.len()];
+                for round in 0..list.len() * rounds as usize {
+                    let i = (round + round / list.len()) % list.len();
+                    let query = format!(
+                        "SELECT count({}) FROM generate_series(1, {calls})",
+                        list[i].expr
+                    );
+                    ms[i].push(time_ms(&query));
+                    pgrx::check_for_interrupts!();
+                }
+                ms
+            })
+        });
+        let mut ms = ms;
         let medians: Vec<f64> = ms.iter_mut().map(|m| median(m)).collect();
         let rows = summarize(&list, &medians, calls).into_iter().map(|c| {
             (
@@ -278,6 +291,13 @@ mod sql {
 #[cfg(test)]
 mod unit_tests {
     use super::*;
+
+    #[test]
+    fn work_mem_for_the_series() {
+        assert_eq!(series_work_mem_kb(1), 4096);
+        assert_eq!(series_work_mem_kb(1_000_000), 97_656);
+        assert_eq!(series_work_mem_kb(1_000_000_000), 1_048_576);
+    }
 
     #[test]
     fn medians() {

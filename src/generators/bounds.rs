@@ -40,6 +40,8 @@ impl crate::pg::error::SqlError for OutOfRange {
 
 const MS_48_RANGE: &str =
     "milliseconds from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC (48 bits)";
+const V7_RANGE: &str = "milliseconds from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC \
+     (48 bits; instants up to 10889-08-02 05:31:50.655000 UTC, as PostgreSQL 18's uuidv7(shift))";
 const SNOWFLAKE_RANGE: &str =
     "milliseconds from 2010-11-04 01:42:54.657 UTC to 2080-07-10 17:30:30.208 UTC (41 bits)";
 
@@ -50,6 +52,17 @@ pub fn unix_ms_48(pg_us: i64) -> Option<u64> {
     (0..=V7_MAX_UNIX_MS as i128)
         .contains(&ms)
         .then_some(ms as u64)
+}
+
+/// The Unix millisecond containing `pg_us`, if PostgreSQL 18's `uuidv7(shift)` would make a
+/// UUID version 7 for that instant: from 1970-01-01 00:00:00 to the first microsecond of the 48-bit
+/// field's last millisecond (10889-08-02 05:31:50.655 UTC), as its range check is in microseconds.
+/// keybench's uuidv7(shift), uuidv7_at, uuidv7_floor and uuidv7_ceil all take this range.
+pub fn unix_ms_v7(pg_us: i64) -> Option<u64> {
+    let us = pg_us as i128 + PG_UNIX_EPOCH_OFFSET_US as i128;
+    (0..=V7_MAX_UNIX_MS as i128 * 1000)
+        .contains(&us)
+        .then_some((us / 1000) as u64)
 }
 
 /// The Snowflake timestamp (milliseconds since its epoch) containing `pg_us`, if 41 bits hold it.
@@ -117,6 +130,16 @@ mod sql {
         })
     }
 
+    fn ms_v7(ts: TimestampWithTimeZone) -> u64 {
+        unix_ms_v7(ts.into_inner()).unwrap_or_else(|| {
+            raise(OutOfRange {
+                ts: ts.to_string(),
+                kind: "UUID version 7",
+                range: V7_RANGE,
+            })
+        })
+    }
+
     fn ms_41(ts: TimestampWithTimeZone) -> u64 {
         snowflake_ms(ts.into_inner()).unwrap_or_else(|| {
             raise(OutOfRange {
@@ -132,14 +155,14 @@ mod sql {
     /// earlier millisecond is less. For range predicates and partition bounds.
     #[pg_extern(immutable, strict, parallel_safe)]
     fn uuidv7_floor(ts: TimestampWithTimeZone) -> UuidDatum {
-        UuidDatum(super::uuidv7_floor(ms_48(ts, "UUID version 7")))
+        UuidDatum(super::uuidv7_floor(ms_v7(ts)))
     }
 
     /// The largest UUID version 7 of the millisecond of `ts`: every uuidv7 of that millisecond is
     /// at most this, every one of a later millisecond is greater.
     #[pg_extern(immutable, strict, parallel_safe)]
     fn uuidv7_ceil(ts: TimestampWithTimeZone) -> UuidDatum {
-        UuidDatum(super::uuidv7_ceil(ms_48(ts, "UUID version 7")))
+        UuidDatum(super::uuidv7_ceil(ms_v7(ts)))
     }
 
     /// The smallest ULID (text) of the millisecond of `ts`. Compare ULID text with the "C"
@@ -286,6 +309,19 @@ mod unit_tests {
         assert_eq!(unix_ms_48(last + 1000), None);
         assert_eq!(unix_ms_48(i64::MAX), None); // 'infinity'
         assert_eq!(unix_ms_48(i64::MIN), None); // '-infinity'
+        // UUID v7: PostgreSQL 18's uuidv7(shift) range, which ends at the first microsecond of
+        // the last millisecond.
+        assert_eq!(unix_ms_v7(epoch), Some(0));
+        assert_eq!(unix_ms_v7(epoch - 1), None);
+        assert_eq!(unix_ms_v7(last), Some(MAX_48));
+        assert_eq!(unix_ms_v7(last + 1), None);
+        assert_eq!(unix_ms_v7(i64::MAX), None);
+        assert_eq!(unix_ms_v7(i64::MIN), None);
+        // The same ends as uuidv7_at (v7_shifted_parts).
+        assert!(uuid7::v7_shifted_parts(0, last).is_ok());
+        assert!(uuid7::v7_shifted_parts(0, last + 1).is_err());
+        assert!(uuid7::v7_shifted_parts(0, epoch).is_ok());
+        assert!(uuid7::v7_shifted_parts(0, epoch - 1).is_err());
         let sf_epoch = epoch + snowflake::EPOCH_UNIX_MS * 1000;
         assert_eq!(snowflake_ms(sf_epoch), Some(0));
         assert_eq!(snowflake_ms(sf_epoch - 1), None);

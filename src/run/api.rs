@@ -461,7 +461,7 @@ pub fn keybench_run(
     TableIterator::once(row_of(&p, &s))
 }
 
-/// keybench_run for each of `kinds` in turn, with identical settings, side by side.
+/// keybench_run for each of `kinds` in turn, with identical settings (readers too), side by side.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 #[pg_extern(volatile, parallel_unsafe)]
 pub fn keybench_compare(
@@ -482,6 +482,8 @@ pub fn keybench_compare(
     clock_skew_ms: default!(Option<i32>, 0),
     distributed: default!(Option<bool>, false),
     shard_count: default!(Option<i32>, "NULL"),
+    readers: default!(Option<i32>, 0),
+    read_workload: default!(Option<&str>, "'point'"),
 ) -> TableIterator<
     'static,
     (
@@ -525,10 +527,13 @@ pub fn keybench_compare(
         );
     }
     // Validate every kind before running any.
+    let readers = required(f, "readers", readers);
+    let read_workload = required(f, "read_workload", read_workload);
     let params: Vec<Params> = kinds
         .iter()
         .map(|k| {
-            with_distribution(args.params(k, false), distributed, shard_count)
+            with_readers(args.params(k, false), readers, read_workload)
+                .and_then(|p| with_distribution(p, distributed, shard_count))
                 .unwrap_or_else(|e| raise(e))
         })
         .collect();
