@@ -91,19 +91,20 @@ received that WAL, resumes replay and times it until the standby's \`pg_last_wal
 passes the end of the load. **Startup read** is the kernel's count of bytes the standby's startup
 process read from storage meanwhile (\`read_bytes\` in /proc/PID/io); **page-ins** the standby
 cgroup's \`total_pgpgin\` delta (pages brought into its memory, the page cache included).
-PostgreSQL 18.6's own \`pg_stat_io\` did not report the startup process's reads during recovery,
-which keybench_replay says in its note.
+**Standby reads (pg_stat_io)** is keybench_replay's own figure, the startup process's reads as the
+standby's \`pg_stat_io\` reports them (from time to time, not as it reads; blank where it showed no
+change).
 
-| pass | rows | kind | FPIs | replay s | µs per row | per row to bigint | to uuidv7 | startup read | page-ins |
-|---|---|---|---|---|---|---|---|---|---|
+| pass | rows | kind | FPIs | replay s | µs per row | per row to bigint | to uuidv7 | standby reads (pg_stat_io) | startup read | page-ins |
+|---|---|---|---|---|---|---|---|---|---|---|
 EOF
 awk -F, '
   { per[$1, $3] = $7; rows[NR] = $0 }
   END {
     for (i = 1; i <= NR; i++) {
       split(rows[i], f, ",")
-      printf "| %s | %d | %s | %d | %.2f | %.3f | %.2f | %.2f | %.1f MB | %d |\n", f[1], f[4], f[3], f[5], f[6], f[7],
-        f[7] / per[f[1], "bigint"], f[7] / per[f[1], "uuidv7"], f[9] / 1048576, f[10]
+      printf "| %s | %d | %s | %d | %.2f | %.3f | %.2f | %.2f | %s | %.1f MB | %d |\n", f[1], f[4], f[3], f[5], f[6], f[7],
+        f[7] / per[f[1], "bigint"], f[7] / per[f[1], "uuidv7"], f[8], f[9] / 1048576, f[10]
     }
   }' "$results"
 cat <<EOF

@@ -8,7 +8,9 @@
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
 #      ordinary role (scripts/fuzz.sh), kill -9 of a worker (scripts/crash-test.sh), and a primary
 #      with a streaming standby (scripts/standby-test.sh)
-#   5. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
+#   5. on PostgreSQL 18: the update from 0.1.0 (scripts/lifecycle-test.sh) and the README's quick
+#      start run as written (scripts/readme-check.sh)
+#   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/citus-test.sh), where that major has Citus installed
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh); without it, a "skipped" line
 #      with the reason and what would enable it
@@ -140,12 +142,16 @@ for v in "${versions[@]}"; do
   fi
 done
 
-echo "== README.md transcript matches pg_test/expected/readme.out"
-if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' README.md \
+echo "== docs/GUIDE.md's psql transcript matches pg_test/expected/readme.out"
+if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' docs/GUIDE.md \
     | sed '1d;$d' | diff -u - pg_test/expected/readme.out; then
   echo ok; passed=$((passed + 1))
 else
-  failed=$((failed + 1)); failures+=("README.md transcript differs from pg_test/expected/readme.out")
+  failed=$((failed + 1)); failures+=("docs/GUIDE.md transcript differs from pg_test/expected/readme.out")
+fi
+if [[ " ${versions[*]} " == *" 18 "* ]]; then
+  echo "== scripts/readme-check.sh 18: the README's quick start, run as it is written"
+  run_step target/logs/readme-check.log "README quick start" bash scripts/readme-check.sh 18
 fi
 
 echo

@@ -1,4 +1,4 @@
--- The examples in README.md. Their output is pg_test/expected/readme.out, which README.md quotes.
+-- The examples in docs/GUIDE.md. Their output is pg_test/expected/readme.out, which GUIDE.md quotes.
 CREATE EXTENSION keybench;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';

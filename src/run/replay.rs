@@ -279,6 +279,25 @@ fn startup_reads(shared: &Shared) -> Option<i64> {
     .and_then(|v| v.parse().ok())
 }
 
+/// The startup process's reads once its statistics have settled: it reports them to pg_stat_io
+/// from time to time, not as it reads, so the count is read every 100 ms until two readings in a
+/// row agree (at most 3 s).
+fn settled_startup_reads(shared: &Shared) -> Result<Option<i64>, Failure> {
+    let mut last = in_transaction(|| startup_reads(shared))?;
+    let mut same = 0;
+    for _ in 0..30 {
+        wait_on_latch(100);
+        pg_sys::check_for_interrupts!();
+        let now = in_transaction(|| startup_reads(shared))?;
+        same = if now == last { same + 1 } else { 0 };
+        last = now;
+        if same >= 2 {
+            break;
+        }
+    }
+    Ok(last)
+}
+
 /// Poll `cond` (SQL on the standby returning true or false) every `every_ms` until it is true
 /// (the milliseconds since `from_ns`), the deadline passes or the run is stopped (None).
 fn poll_until(
@@ -342,7 +361,7 @@ pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64) {
             t0 + timeout_ns,
         )?;
         let after = if version >= 160000 {
-            in_transaction(|| startup_reads(shared))?
+            settled_startup_reads(shared)?
         } else {
             None
         };
