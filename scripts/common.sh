@@ -107,7 +107,9 @@ install_release() {
 # column), written to FILE.svg and, when Chromium is installed, FILE.png; prints the PNG's path.
 chart_runs() {
   "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "SELECT keybench_chart(ARRAY($3), '$2')" > "$1"
-  svg_to_png "$1" 960 1300
+  # As tall as the chart is (a panel per figure; the readers' and standbys' panels only when a run has them).
+  local h; h=$(sed -n 's/.*<svg[^>]* height="\([0-9.]*\)".*/\1/p' "$1" | head -1)
+  svg_to_png "$1" 960 "$(printf '%.0f' "${h:-1300}")"
 }
 
 # svg_to_png FILE.svg WIDTH HEIGHT: a PNG screenshot of the SVG by headless Chromium, when it is

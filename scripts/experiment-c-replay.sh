@@ -66,7 +66,7 @@ for kind in "${kinds[@]}"; do
 done
 ids=$(IFS=,; echo "${live[*]}")
 svg=docs/img/experiment-c-replay-lag.svg
-png=$(chart_runs "$svg" "Experiment C: standby replay lag per batch, $after rows, memory cap $cap MB each, shared_buffers $sb" \
+png=$(chart_runs "$svg" "Experiment C, standby replaying live: $after rows, $cap MB cap each, shared_buffers $sb" \
   "SELECT unnest(ARRAY[$ids])")
 elapsed=$(( $(date +%s) - started ))
 version=$(p "SHOW server_version")
