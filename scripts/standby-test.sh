@@ -45,7 +45,9 @@ check "a run on a server without standbys records none" "0|0" \
 
 # The standby: a base backup of the primary, streaming from it (application_name standby$v-standby).
 standby_start "standby$v-standby" "$v" "$sport" || { echo "not ok - standby: start"; exit 1; }
-wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming'" \
+# Streaming, and the standby has reported its flush and replay positions (until its first reply
+# they are NULL in pg_stat_replication, and so would the first batches' lags be).
+wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming' AND flush_lsn IS NOT NULL AND replay_lsn IS NOT NULL" \
   || { echo "not ok - standby: never streamed"; exit 1; }
 check "the standby is in recovery, streaming from the primary" t "$(sq "SELECT pg_is_in_recovery()")"
 

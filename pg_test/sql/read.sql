@@ -42,6 +42,15 @@ SELECT read_id AS rd, workload, rows_per_op FROM keybench_read(:r_v4, 'recent', 
 SELECT :'workload' AS workload, :rows_per_op AS rows_per_op;
 SELECT * FROM regress.read_ok(:rd);
 SELECT hot_fraction, sampled_keys FROM keybench.reads WHERE read_id = :rd;
+-- recent's newest rows are the newest by the key's time (or a bigint identity's order), else by
+-- created_at, never by where rows sit in the table (keybench_delete and keybench_reload move
+-- them): the plan says which. Physical order only for a table with neither (shape d's uuidv4).
+SELECT kind, split_part(plan, ';', 1) AS newest_by, rows_per_op FROM keybench_read(:r_v7, 'recent', ops => 100)
+UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(:r_big, 'recent', ops => 100)
+UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(:r_ulid, 'recent', ops => 100)
+UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(:r_sf, 'recent', ops => 100)
+UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(:r_v4, 'recent', ops => 100)
+UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(:r_d4, 'recent', ops => 100);
 -- range: a primary-key range for a time-ordered key; the created_at index (made for the read and
 -- dropped after it) for a random one.
 SELECT read_id AS rd, rows_per_op >= 1 AS finds_rows FROM keybench_read(:r_v7, 'range', ops => 200) \gset

@@ -253,12 +253,11 @@ mod sql {
         // generate_series materializes its rows (a tuplestore) that would spill to a temporary
         // file under the default 4 MB work_mem from about 100,000 calls on: both set for these
         // statements only (a GUC nest level, undone after them or by an ERROR's abort).
-        let work_mem = std::ffi::CString::new(format!("{}kB", series_work_mem_kb(calls)))
-            .expect("no NUL");
+        let work_mem =
+            std::ffi::CString::new(format!("{}kB", series_work_mem_kb(calls))).expect("no NUL");
         let ms = crate::pg::guc::with_setting(c"jit", c"off", || {
             crate::pg::guc::with_setting(c"work_mem", &work_mem, || {
-                let mut ms: Vec<Vec<f64>> =
-                    vec![Vec::with_capacity(rounds as usize); list.len()];
+                let mut ms: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds as usize); list.len()];
                 for round in 0..list.len() * rounds as usize {
                     let i = (round + round / list.len()) % list.len();
                     let query = format!(

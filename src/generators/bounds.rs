@@ -309,8 +309,8 @@ mod unit_tests {
         assert_eq!(unix_ms_48(last + 1000), None);
         assert_eq!(unix_ms_48(i64::MAX), None); // 'infinity'
         assert_eq!(unix_ms_48(i64::MIN), None); // '-infinity'
-        // UUID v7: PostgreSQL 18's uuidv7(shift) range, which ends at the first microsecond of
-        // the last millisecond.
+                                                // UUID v7: PostgreSQL 18's uuidv7(shift) range, which ends at the first microsecond of
+                                                // the last millisecond.
         assert_eq!(unix_ms_v7(epoch), Some(0));
         assert_eq!(unix_ms_v7(epoch - 1), None);
         assert_eq!(unix_ms_v7(last), Some(MAX_48));

@@ -8,9 +8,12 @@
 //! writes the figures and drops what was created unless it is kept.
 //!
 //! How keys are sampled: the leader counts the table's rows (N), draws min(ops, [`MAX_POOL`])
-//! row positions independently and uniformly from 0..N (from the newest `hot_fraction` of them
-//! for `recent`), sorts them, and reads the table once in physical order, taking the key of the
-//! row at each drawn position (once per time it was drawn). The pool is then shuffled. Operation
+//! row positions independently and uniformly from 0..N, sorts them, and reads the table once in
+//! physical order, taking the key of the row at each drawn position (once per time it was drawn).
+//! For `recent` the positions are drawn from the newest `hot_fraction` of the rows, read newest
+//! first by the key where its order follows insertion, else by created_at
+//! ([`ReadParams::recent_by`]; physical order only for a table with neither), so that deleting and
+//! reloading rows does not make old rows look new. The pool is then shuffled. Operation
 //! i looks up pool entry i; when ops exceed the pool, operations past it draw an entry uniformly.
 //! Every lookup is therefore of a key drawn uniformly from the table's rows (the newest ones for
 //! `recent`), with no per-lookup scan and no bias towards any part of the index; the one scan is
@@ -188,6 +191,14 @@ pub enum ReadError {
     LongKey(i64, usize),
 }
 
+/// Where keybench_read's `recent` finds the newest rows ([`ReadParams::recent_by`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecentBy {
+    Key,
+    CreatedAt,
+    Physical,
+}
+
 /// A read's parameters, as stored in the shared segment (plain data).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
@@ -274,6 +285,53 @@ impl ReadParams {
     /// Whether the workload needs an index on created_at (windows over created_at).
     pub fn needs_created_at_index(&self) -> bool {
         self.workload().windows() && !self.key_windows()
+    }
+
+    /// What `recent` takes "newest" to mean: the key's own order where it follows insertion (a
+    /// time-ordered key's time, a bigint identity's sequence), else the created_at column where
+    /// the table has one, else (only then) the table's physical order, which keybench_delete and
+    /// keybench_reload shuffle.
+    pub fn recent_by(&self) -> RecentBy {
+        let k = self.kind();
+        if k.time_ordered() || k == Kind::Bigint {
+            RecentBy::Key
+        } else if self.has_created_at {
+            RecentBy::CreatedAt
+        } else {
+            RecentBy::Physical
+        }
+    }
+
+    /// `recent`'s newest `hot` rows, newest first: the statement reading `column` of them from
+    /// `table` (None for physical order, which the leader's scan takes positions from).
+    pub fn recent_statement(&self, table: &str, column: &str, hot: i64) -> Option<String> {
+        let order = match self.recent_by() {
+            // Text keys (ULID) in byte order, the order their time gives.
+            RecentBy::Key if self.key_type() == KeyType::Text => "id COLLATE \"C\"",
+            RecentBy::Key => "id",
+            RecentBy::CreatedAt => "created_at",
+            RecentBy::Physical => return None,
+        };
+        Some(format!(
+            "SELECT {column} FROM {table} ORDER BY {order} DESC LIMIT {hot}"
+        ))
+    }
+
+    /// What the read's plan says of `recent`'s newest rows (keybench.reads.plan and the result).
+    pub fn recent_label(&self) -> Option<String> {
+        if self.workload() != Workload::Recent {
+            return None;
+        }
+        let by = match self.recent_by() {
+            RecentBy::Key if self.kind() == Kind::Bigint => "the key (identity order)",
+            RecentBy::Key => "the key's time",
+            RecentBy::CreatedAt => "created_at",
+            RecentBy::Physical => "physical order (no time in the key, no created_at)",
+        };
+        Some(format!(
+            "newest {}% of rows by {by}",
+            (self.hot_fraction * 100.0 * 1000.0).round() / 1000.0
+        ))
     }
 
     /// The first position of the rows keys are drawn from, of `rows` (the newest
@@ -484,6 +542,62 @@ mod unit_tests {
             pool_len: 0,
             pk_oid: 0,
         }
+    }
+
+    #[test]
+    fn recent_means_newest_by_time_not_position() {
+        let r = |kind, created_at| rp(Workload::Recent, kind, created_at);
+        for kind in [
+            Kind::Uuidv7,
+            Kind::Snowflake,
+            Kind::Ulid,
+            Kind::UlidUuid,
+            Kind::Bigint,
+        ] {
+            assert_eq!(r(kind, true).recent_by(), RecentBy::Key, "{kind:?}");
+            assert_eq!(r(kind, false).recent_by(), RecentBy::Key, "{kind:?}");
+        }
+        for kind in [
+            Kind::Uuidv4,
+            Kind::GenRandomUuid,
+            Kind::Nanoid,
+            Kind::Uuidv4Text,
+        ] {
+            assert_eq!(r(kind, true).recent_by(), RecentBy::CreatedAt, "{kind:?}");
+            assert_eq!(r(kind, false).recent_by(), RecentBy::Physical, "{kind:?}");
+        }
+        assert_eq!(
+            r(Kind::Uuidv7, true)
+                .recent_statement("t", "id", 50)
+                .as_deref(),
+            Some("SELECT id FROM t ORDER BY id DESC LIMIT 50")
+        );
+        assert_eq!(
+            r(Kind::Ulid, true)
+                .recent_statement("t", "id", 5)
+                .as_deref(),
+            Some("SELECT id FROM t ORDER BY id COLLATE \"C\" DESC LIMIT 5")
+        );
+        assert_eq!(
+            r(Kind::Uuidv4, true)
+                .recent_statement("t", "id", 5)
+                .as_deref(),
+            Some("SELECT id FROM t ORDER BY created_at DESC LIMIT 5")
+        );
+        assert_eq!(r(Kind::Uuidv4, false).recent_statement("t", "id", 5), None);
+        assert_eq!(
+            r(Kind::Uuidv7, true).recent_label().as_deref(),
+            Some("newest 1% of rows by the key's time")
+        );
+        assert_eq!(
+            r(Kind::Bigint, true).recent_label().as_deref(),
+            Some("newest 1% of rows by the key (identity order)")
+        );
+        assert_eq!(
+            r(Kind::Uuidv4, true).recent_label().as_deref(),
+            Some("newest 1% of rows by created_at")
+        );
+        assert_eq!(rp(Workload::Point, Kind::Uuidv4, true).recent_label(), None);
     }
 
     #[test]

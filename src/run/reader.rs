@@ -223,7 +223,10 @@ pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
         if let Some(j) = explained {
             scans(&j.0, &mut out);
         }
-        let plan = out.join(", ");
+        let mut plan = out.join(", ");
+        if let Some(label) = r.recent_label() {
+            plan = format!("{label}; {plan}");
+        }
         spi_run(
             "UPDATE keybench.reads SET plan = $2 WHERE read_id = $1",
             &[read_id.into(), plan.clone().into()],
@@ -451,19 +454,30 @@ fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
 }
 
 /// The pool of a read: min(ops, MAX_POOL) rows drawn independently and uniformly from the
-/// table's positions (the newest `hot_fraction` for `recent`), read in one scan in physical
-/// order, shuffled (src/run/read.rs explains why this is unbiased). Each entry is the row's key,
+/// table's positions, read in one scan in physical order (for `recent`, from its newest
+/// `hot_fraction`, read newest first by the key or created_at: [`ReadParams::recent_by`]),
+/// shuffled (src/run/read.rs explains why this is unbiased). Each entry is the row's key,
 /// or for a window workload the row's time (pg microseconds), in `r.slot()` bytes.
 fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8]) -> usize {
     use rand::RngExt;
     let k = (r.ops as usize).clamp(1, MAX_POOL);
-    let lo = r.first_position(rows);
-    let mut positions: Vec<i64> =
-        crate::generators::rng::with_rng(|g| (0..k).map(|_| g.random_range(lo..rows)).collect());
-    positions.sort_unstable();
     let column = r
         .sample_column(ext)
         .unwrap_or_else(|e| raise(RunError::Read(e)));
+    // `recent` by the key or created_at: positions among the newest rows, read newest first;
+    // otherwise positions among all rows (or the physically last ones), read in physical order.
+    let hot = rows - r.first_position(rows);
+    let (query, lo, hi) = match r.recent_statement(table, &column, hot) {
+        Some(q) if r.workload() == Workload::Recent => (q, 0, hot),
+        _ => (
+            format!("SELECT {column} FROM {table}"),
+            r.first_position(rows),
+            rows,
+        ),
+    };
+    let mut positions: Vec<i64> =
+        crate::generators::rng::with_rng(|g| (0..k).map(|_| g.random_range(lo..hi)).collect());
+    positions.sort_unstable();
     let slot = r.slot();
     let windows = r.workload().windows();
     let key_type = r.key_type();
@@ -473,7 +487,7 @@ fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8
     // starting where another session's scan of the table is (for this statement only).
     crate::pg::guc::with_setting(c"synchronize_seqscans", c"off", || {
         Spi::connect(|c| {
-            let mut cursor = c.open_cursor(&format!("SELECT {column} FROM {table}"), &[]);
+            let mut cursor = c.open_cursor(&query, &[]);
             let mut at: i64 = 0;
             while filled < k {
                 let batch = cursor.fetch(10_000)?;
