@@ -949,6 +949,31 @@ pub fn keybench_export(
 
 // ---- import ----------------------------------------------------------------------------------
 
+/// Check the rows of export field `field`: each names a run of the export (`belongs` to its
+/// run_id) and none repeats its key. `key` gives a row's run_id, its key, and what to say if that
+/// key appears twice. Returns the keys.
+fn of_runs<T, K: std::hash::Hash + Eq>(
+    field: &str,
+    rows: &[T],
+    belongs: impl Fn(&i64) -> bool,
+    key: impl Fn(&T) -> (i64, K, String),
+) -> Result<std::collections::HashSet<K>, ExportError> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, row) in rows.iter().enumerate() {
+        let (run_id, k, twice) = key(row);
+        if !belongs(&run_id) {
+            return Err(input(
+                format!("{field}[{i}].run_id"),
+                format!("{run_id} is not the run_id of any of runs"),
+            ));
+        }
+        if !seen.insert(k) {
+            return Err(input(format!("{field}[{i}]"), twice));
+        }
+    }
+    Ok(seen)
+}
+
 /// Read and check an export: format and version first, then every field (serde), then what the
 /// types cannot say (statuses, kinds, duplicates, batches of runs not in the export).
 pub fn parse_export(text: &str) -> Result<Export, ExportError> {
@@ -1090,77 +1115,46 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    for (i, r) in export.run_reads.iter().enumerate() {
-        if !runs.contains_key(&r.run_id) {
-            return Err(input(
-                format!("run_reads[{i}].run_id"),
-                format!("{} is not the run_id of any of runs", r.run_id),
-            ));
-        }
-        if !seen.insert((r.run_id, r.batch, r.reader)) {
-            return Err(input(
-                format!("run_reads[{i}]"),
-                format!(
-                    "reader {} of batch {} of run {} appears twice",
-                    r.reader, r.batch, r.run_id
-                ),
-            ));
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (i, n) in export.run_nodes.iter().enumerate() {
-        if !runs.contains_key(&n.run_id) {
-            return Err(input(
-                format!("run_nodes[{i}].run_id"),
-                format!("{} is not the run_id of any of runs", n.run_id),
-            ));
-        }
-        if !seen.insert((n.run_id, n.node.clone())) {
-            return Err(input(
-                format!("run_nodes[{i}]"),
-                format!("node {} of run {} appears twice", quoted(&n.node), n.run_id),
-            ));
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (i, sh) in export.run_shards.iter().enumerate() {
-        if !runs.contains_key(&sh.run_id) {
-            return Err(input(
-                format!("run_shards[{i}].run_id"),
-                format!("{} is not the run_id of any of runs", sh.run_id),
-            ));
-        }
-        if !seen.insert((sh.run_id, sh.shard_id, sh.node.clone())) {
-            return Err(input(
-                format!("run_shards[{i}]"),
-                format!(
-                    "shard {} on node {} of run {} appears twice",
-                    sh.shard_id,
-                    quoted(&sh.node),
-                    sh.run_id
-                ),
-            ));
-        }
-    }
-    let mut standbys = std::collections::HashSet::new();
-    for (i, sb) in export.run_standbys.iter().enumerate() {
-        if !runs.contains_key(&sb.run_id) {
-            return Err(input(
-                format!("run_standbys[{i}].run_id"),
-                format!("{} is not the run_id of any of runs", sb.run_id),
-            ));
-        }
-        if !standbys.insert((sb.run_id, sb.walsender_pid)) {
-            return Err(input(
-                format!("run_standbys[{i}]"),
-                format!(
-                    "standby {} of run {} appears twice",
-                    sb.walsender_pid, sb.run_id
-                ),
-            ));
-        }
-    }
+    let belongs = |id: &i64| runs.contains_key(id);
+    of_runs("run_reads", &export.run_reads, belongs, |r| {
+        (
+            r.run_id,
+            (r.run_id, r.batch, r.reader),
+            format!(
+                "reader {} of batch {} of run {} appears twice",
+                r.reader, r.batch, r.run_id
+            ),
+        )
+    })?;
+    of_runs("run_nodes", &export.run_nodes, belongs, |n| {
+        (
+            n.run_id,
+            (n.run_id, n.node.clone()),
+            format!("node {} of run {} appears twice", quoted(&n.node), n.run_id),
+        )
+    })?;
+    of_runs("run_shards", &export.run_shards, belongs, |sh| {
+        (
+            sh.run_id,
+            (sh.run_id, sh.shard_id, sh.node.clone()),
+            format!(
+                "shard {} on node {} of run {} appears twice",
+                sh.shard_id,
+                quoted(&sh.node),
+                sh.run_id
+            ),
+        )
+    })?;
+    let standbys = of_runs("run_standbys", &export.run_standbys, belongs, |sb| {
+        (
+            sb.run_id,
+            (sb.run_id, sb.walsender_pid),
+            format!(
+                "standby {} of run {} appears twice",
+                sb.walsender_pid, sb.run_id
+            ),
+        )
+    })?;
     let mut seen = std::collections::HashSet::new();
     for (i, l) in export.batch_standby_lag.iter().enumerate() {
         if !standbys.contains(&(l.run_id, l.walsender_pid)) {
@@ -1182,21 +1176,13 @@ pub fn parse_export(text: &str) -> Result<Export, ExportError> {
             ));
         }
     }
-    let mut replayed = std::collections::HashSet::new();
-    for (i, rp) in export.run_replay.iter().enumerate() {
-        if !runs.contains_key(&rp.run_id) {
-            return Err(input(
-                format!("run_replay[{i}].run_id"),
-                format!("{} is not the run_id of any of runs", rp.run_id),
-            ));
-        }
-        if !replayed.insert(rp.run_id) {
-            return Err(input(
-                format!("run_replay[{i}]"),
-                format!("run {} appears twice", rp.run_id),
-            ));
-        }
-    }
+    of_runs("run_replay", &export.run_replay, belongs, |rp| {
+        (
+            rp.run_id,
+            rp.run_id,
+            format!("run {} appears twice", rp.run_id),
+        )
+    })?;
     let mut batches = HashMap::new();
     for (i, b) in export.batches.iter().enumerate() {
         if !runs.contains_key(&b.run_id) {
