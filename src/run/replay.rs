@@ -202,23 +202,28 @@ pub(super) fn check(conninfo: &str) -> String {
     )
 }
 
+thread_local! {
+    /// Whether this worker has opened its connection to the standby: a worker serves one run, so
+    /// it opens it once, not a catalog round trip before every statement of a polling loop.
+    static CONNECTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// This worker's named dblink connection to the standby (opened once per process).
 fn connect(shared: &Shared) -> String {
-    let dblink = get_str(&shared.dblink_schema);
     // SAFETY: reading this process's pid.
     let name = format!("keybench_replay_{}", unsafe { pg_sys::MyProcPid });
-    let open = spi_one::<bool>(
-        &format!("SELECT $1 = ANY (coalesce({dblink}.dblink_get_connections(), '{{}}'))"),
-        &[name.clone().into()],
-    );
-    if open != Some(true) {
+    if !CONNECTED.get() {
         spi_run(
-            &format!("SELECT {dblink}.dblink_connect($1, $2)"),
+            &format!(
+                "SELECT {}.dblink_connect($1, $2)",
+                get_str(&shared.dblink_schema)
+            ),
             &[
                 name.clone().into(),
                 get_str(&shared.standby_conninfo).into(),
             ],
         );
+        CONNECTED.set(true);
     }
     name
 }
