@@ -97,9 +97,9 @@ cluster_stop_all() {
 }
 
 # install_release VERSION: build keybench in release mode and install it into that PostgreSQL.
-install_release() {
+install_release() { # install_release MAJOR: a release build into that PostgreSQL (KB_PG_CONFIG's, when set)
   mkdir -p "$KB_ROOT/target/logs"
-  cargo pgrx install --release --pg-config "$(pg_config_for "$1")" >"$KB_ROOT/target/logs/install-release-pg$1.log" 2>&1 \
+  cargo pgrx install --release --pg-config "${KB_PG_CONFIG:-$(pg_config_for "$1")}" >"$KB_ROOT/target/logs/install-release-pg$1.log" 2>&1 \
     || { tail -30 "$KB_ROOT/target/logs/install-release-pg$1.log" >&2; return 1; }
 }
 

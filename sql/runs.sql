@@ -244,19 +244,23 @@ SELECT pg_catalog.pg_extension_config_dump('keybench.batches', '');
 -- The identity sequence of run ids too: a restored database goes on from the last run id.
 SELECT pg_catalog.pg_extension_config_dump('keybench.runs_run_id_seq', '');
 CREATE VIEW keybench.progress AS
-SELECT r.run_id, r.kind, r.clients, r.rows,
-       coalesce(sum(b.rows), 0)::bigint AS rows_done,
-       round(100.0 * coalesce(sum(b.rows), 0) / r.rows, 1) AS percent,
-       round((coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0))::numeric)
-           AS rows_per_sec,
-       (r.rows - coalesce(sum(b.rows), 0))
-           / nullif(coalesce(sum(b.rows), 0) / nullif(extract(epoch FROM clock_timestamp() - r.started_at), 0), 0)
-           * interval '1 second' AS eta,
-       r.started_at
-FROM keybench.runs r LEFT JOIN keybench.batches b USING (run_id)
-WHERE r.status = 'running'
-GROUP BY r.run_id;
-COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, rate and ETA';
+WITH p AS (
+    SELECT r.run_id, r.kind, r.clients, r.rows, r.started_at,
+           coalesce(sum(b.rows), 0)::bigint AS rows_done,
+           coalesce(sum(b.rows) FILTER (WHERE b.started_at + b.elapsed_ms * interval '1 millisecond'
+                                              > clock_timestamp() - interval '1 minute'), 0) AS last_minute_rows,
+           extract(epoch FROM clock_timestamp() - r.started_at) AS seconds
+    FROM keybench.runs r LEFT JOIN keybench.batches b USING (run_id)
+    WHERE r.status = 'running'
+    GROUP BY r.run_id)
+SELECT run_id, kind, clients, rows, rows_done,
+       round(100.0 * rows_done / rows, 1) AS percent,
+       round((rows_done / nullif(seconds, 0))::numeric) AS rows_per_sec,
+       (rows - rows_done) / nullif(last_minute_rows / nullif(least(seconds, 60), 0), 0) * interval '1 second' AS eta,
+       started_at,
+       round((last_minute_rows / nullif(least(seconds, 60), 0))::numeric) AS rows_per_sec_last_minute
+FROM p;
+COMMENT ON VIEW keybench.progress IS 'keybench runs in flight: rows loaded so far, the rate since the start and over the last minute, and the time to go at the last minute''s rate';
 GRANT USAGE ON SCHEMA keybench TO PUBLIC;
 -- Every figure of every run (keybench_run returns only the ones a reader looks at first), with
 -- the ratios derived from them: WAL bytes per million rows, and the index blocks found in shared

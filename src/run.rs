@@ -92,15 +92,33 @@ impl Kind {
     pub fn column(self, ext: &str) -> String {
         match self {
             Kind::Bigint => "id bigint GENERATED ALWAYS AS IDENTITY".into(),
-            Kind::Uuidv7 => format!("id uuid NOT NULL DEFAULT {ext}.uuidv7()"),
-            Kind::Uuidv4 => format!("id uuid NOT NULL DEFAULT {ext}.uuidv4()"),
-            Kind::Uuidv7Native => "id uuid NOT NULL DEFAULT pg_catalog.uuidv7()".into(),
-            Kind::GenRandomUuid => "id uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid()".into(),
-            Kind::Snowflake => format!("id bigint NOT NULL DEFAULT {ext}.snowflake_id()"),
-            Kind::Ulid => format!("id text NOT NULL DEFAULT {ext}.ulid()"),
-            Kind::UlidUuid => format!("id uuid NOT NULL DEFAULT {ext}.ulid_uuid()"),
-            Kind::Nanoid => format!("id text NOT NULL DEFAULT {ext}.nanoid()"),
-            Kind::Uuidv4Text => format!("id text NOT NULL DEFAULT {ext}.uuidv4()::text"),
+            Kind::Uuidv7
+            | Kind::Uuidv4
+            | Kind::Uuidv7Native
+            | Kind::GenRandomUuid
+            | Kind::UlidUuid => {
+                format!("id uuid NOT NULL DEFAULT {}", self.default_expr(ext))
+            }
+            Kind::Snowflake => format!("id bigint NOT NULL DEFAULT {}", self.default_expr(ext)),
+            Kind::Ulid | Kind::Nanoid | Kind::Uuidv4Text => {
+                format!("id text NOT NULL DEFAULT {}", self.default_expr(ext))
+            }
+        }
+    }
+
+    /// The expression that makes one key (bigint's identity: its sequence's next value).
+    pub fn default_expr(self, ext: &str) -> String {
+        match self {
+            Kind::Bigint => "0::bigint".into(),
+            Kind::Uuidv7 => format!("{ext}.uuidv7()"),
+            Kind::Uuidv4 => format!("{ext}.uuidv4()"),
+            Kind::Uuidv7Native => "pg_catalog.uuidv7()".into(),
+            Kind::GenRandomUuid => "pg_catalog.gen_random_uuid()".into(),
+            Kind::Snowflake => format!("{ext}.snowflake_id()"),
+            Kind::Ulid => format!("{ext}.ulid()"),
+            Kind::UlidUuid => format!("{ext}.ulid_uuid()"),
+            Kind::Nanoid => format!("{ext}.nanoid()"),
+            Kind::Uuidv4Text => format!("{ext}.uuidv4()::text"),
         }
     }
 
@@ -438,6 +456,21 @@ pub enum RunError {
     Distributed(String),
     #[error("standby_timeout must be between 1 and {MAX_STANDBY_TIMEOUT} seconds, not {0}")]
     StandbyTimeout(i32),
+    #[error("not enough free disk space for {rows} {kind} rows: the filesystem of {path} has {free_pretty} free")]
+    DiskSpace {
+        rows: i64,
+        kind: &'static str,
+        path: String,
+        need: i64,
+        parts: String,
+        floor: i64,
+        free: i64,
+        free_pretty: String,
+    },
+    #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
+    NoTablespace(String),
+    #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
+    TablespacePrivilege(String),
 }
 
 /// Check and pack the arguments of keybench_run.
@@ -609,27 +642,47 @@ impl Params {
     }
 }
 
-/// A NOTICE line for progress.
-pub fn progress_line(done: i64, total: i64, elapsed_s: f64) -> String {
-    let rate = if elapsed_s > 0.0 {
+/// A NOTICE line for progress: rows done, the rate since the last NOTICE (`last`: the elapsed
+/// seconds and rows done then) and since the start, and the time to go at the recent rate, which
+/// stays honest as a load slows down (an average since the start would promise too little).
+pub fn progress_line(done: i64, total: i64, elapsed_s: f64, last: (f64, i64)) -> String {
+    let average = if elapsed_s > 0.0 {
         done as f64 / elapsed_s
     } else {
         0.0
     };
-    let eta = if rate > 0.0 {
-        (total - done) as f64 / rate
+    let span = elapsed_s - last.0;
+    let recent = if span > 0.0 {
+        (done - last.1) as f64 / span
     } else {
-        f64::NAN
+        average
+    };
+    let eta = if recent > 0.0 {
+        duration_words((total - done) as f64 / recent)
+    } else {
+        "unknown".into()
     };
     format!(
-        "keybench_run: {done} of {total} rows ({:.0}%), {rate:.0} rows/s, about {eta:.0} s to go",
+        "keybench_run: {done} of {total} rows ({:.0}%), {recent:.0} rows/s now ({average:.0} on average), \
+         about {eta} to go at the rate now",
         100.0 * done as f64 / total as f64
     )
+}
+
+/// Seconds as a person says them: 42 s, 3 min 05 s, 2 h 07 min.
+pub fn duration_words(s: f64) -> String {
+    let s = s.max(0.0).round() as i64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
 }
 
 mod api;
 mod copy;
 mod counters;
+mod disk;
 mod leader;
 pub(crate) mod read;
 mod reader;
@@ -886,9 +939,16 @@ mod unit_tests {
     #[test]
     fn progress() {
         assert_eq!(
-            progress_line(250, 1000, 1.0),
-            "keybench_run: 250 of 1000 rows (25%), 250 rows/s, about 3 s to go"
+            progress_line(250, 1000, 1.0, (0.0, 0)),
+            "keybench_run: 250 of 1000 rows (25%), 250 rows/s now (250 on average), about 3 s to go at the rate now"
         );
+        // Slowing down: 10 s at 1000 rows/s, then 10 s at 100: the time to go is at 100 rows/s.
+        assert_eq!(
+            progress_line(11_000, 20_000, 20.0, (10.0, 10_000)),
+            "keybench_run: 11000 of 20000 rows (55%), 100 rows/s now (550 on average), about 1 min 30 s to go at the rate now"
+        );
+        assert_eq!(duration_words(7_620.4), "2 h 07 min");
+        assert_eq!(duration_words(-1.0), "0 s");
     }
 
     #[test]

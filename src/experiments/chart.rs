@@ -90,8 +90,23 @@ pub fn downsample(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The whole chart as an SVG document.
-pub fn render(title: &str, x_label: &str, panels: &[Panel]) -> String {
+/// The most points a chart's line has: longer series are averaged down to it.
+pub const MAX_POINTS: usize = 500;
+
+/// What the chart says under its legend when a line was averaged down: `per`, the most
+/// consecutive points one of its points stands for.
+pub fn downsampled_note(per: usize) -> String {
+    if per <= 1 {
+        return String::new();
+    }
+    format!(
+        "Averaged: each point is the mean of up to {per} consecutive batches \
+         ({MAX_POINTS} points a line at most), so a single slow batch is smoothed out."
+    )
+}
+
+/// The whole chart as an SVG document, with `note` (if not empty) under the legend.
+pub fn render(title: &str, note: &str, x_label: &str, panels: &[Panel]) -> String {
     let height = TOP + panels.len() as f64 * (PANEL_HEIGHT + GAP) + 10.0;
     let plot_w = WIDTH - LEFT - RIGHT;
     let mut labels: Vec<&str> = Vec::new();
@@ -132,6 +147,13 @@ pub fn render(title: &str, x_label: &str, panels: &[Panel]) -> String {
             escape(l)
         );
         lx += 40.0 + 7.5 * l.chars().count() as f64;
+    }
+    if !note.is_empty() {
+        let _ = writeln!(
+            svg,
+            r##"<text x="{LEFT}" y="66" font-size="11" fill="#555">{}</text>"##,
+            escape(note)
+        );
     }
     for (i, p) in panels.iter().enumerate() {
         let top = TOP + i as f64 * (PANEL_HEIGHT + GAP);
@@ -263,6 +285,7 @@ mod sql {
                 series: vec![],
             },
         ];
+        let mut per = 1;
         for id in run_ids {
             let rows = Spi::connect(|client| {
                 let found = client.select(
@@ -325,23 +348,27 @@ mod sql {
                 );
             };
             let label = format!("{kind} (run {id})");
+            per = per
+                .max(pts.len().div_ceil(MAX_POINTS))
+                .max(reads.len().div_ceil(MAX_POINTS))
+                .max(lag.len().div_ceil(MAX_POINTS));
             for (i, panel) in panels.iter_mut().take(4).enumerate() {
                 let series: Vec<(f64, f64)> = pts.iter().map(|p| (p[0], p[i + 1])).collect();
                 panel.series.push(Series {
                     label: label.clone(),
-                    points: downsample(&series, 500),
+                    points: downsample(&series, MAX_POINTS),
                 });
             }
             if !reads.is_empty() {
                 panels[4].series.push(Series {
                     label: label.clone(),
-                    points: downsample(&reads, 500),
+                    points: downsample(&reads, MAX_POINTS),
                 });
             }
             if !lag.is_empty() {
                 panels[5].series.push(Series {
                     label,
-                    points: downsample(&lag, 500),
+                    points: downsample(&lag, MAX_POINTS),
                 });
             }
         }
@@ -352,7 +379,7 @@ mod sql {
         if panels[4].series.is_empty() {
             panels.remove(4);
         }
-        render(title, "rows loaded", &panels)
+        render(title, &downsampled_note(per), "rows loaded", &panels)
     }
 }
 
@@ -382,6 +409,9 @@ mod unit_tests {
             vec![(0.5, 0.5), (2.5, 2.5), (4.5, 4.5), (6.5, 6.5), (8.5, 8.5)]
         );
         assert_eq!(downsample(&pts, 20).len(), 10);
+        assert_eq!(downsampled_note(1), "");
+        assert!(downsampled_note(200)
+            .starts_with("Averaged: each point is the mean of up to 200 consecutive batches"));
     }
 
     #[test]
@@ -402,6 +432,7 @@ mod unit_tests {
         };
         let svg = render(
             "D's \"cliff\"",
+            &downsampled_note(200),
             "rows loaded",
             &[panel("a"), panel("b"), panel("c")],
         );

@@ -14,6 +14,10 @@ pub static CLOCK_SKEW_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 /// rates, without waiting on the real clock). 0 reads the real clock.
 pub static IDS_PER_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
+/// `keybench.min_free_space` (MB): a load is refused unless every filesystem it writes to keeps at
+/// least this much free after its estimated bytes, and stops when one falls below it.
+pub static MIN_FREE_SPACE: GucSetting<i32> = GucSetting::<i32>::new(1024);
+
 /// What fills uuidv7()'s 12 bits after the millisecond.
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Subms {
@@ -92,6 +96,16 @@ pub fn init() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"keybench.min_free_space",
+        c"Free disk space a keybench load leaves on every filesystem it writes to (0: no floor).",
+        c"A load is refused (53100) unless its estimated bytes fit with this much to spare, and stops, dropping its table, when a filesystem under it falls below it: a full pg_wal stops the server. Only a superuser can change it.",
+        &MIN_FREE_SPACE,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::UNIT_MB,
+    );
     GucRegistry::define_bool_guc(
         c"keybench.check_worker_slots",
         c"Refuse a keybench run up front when the server cannot spare its background workers.",
@@ -138,6 +152,11 @@ pub fn progress_interval() -> i32 {
 #[inline]
 pub fn max_workers() -> i32 {
     MAX_WORKERS.get()
+}
+
+/// `keybench.min_free_space` in bytes.
+pub fn min_free_space() -> i64 {
+    MIN_FREE_SPACE.get() as i64 * 1024 * 1024
 }
 
 #[inline]

@@ -27,7 +27,11 @@ impl SqlError for RunError {
             RunError::Worker(_, _, code) if *code != 0 => PgSqlErrorCode::from(*code),
             RunError::Worker(..) => ERRCODE_QUERY_CANCELED,
             RunError::Abandoned(..) => ERRCODE_ADMIN_SHUTDOWN,
-            RunError::Privileges(..) | RunError::NoLogin(..) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            RunError::Privileges(..) | RunError::NoLogin(..) | RunError::TablespacePrivilege(_) => {
+                ERRCODE_INSUFFICIENT_PRIVILEGE
+            }
+            RunError::DiskSpace { .. } => ERRCODE_DISK_FULL,
+            RunError::NoTablespace(_) => ERRCODE_UNDEFINED_OBJECT,
             RunError::Read(ReadError::NoTable(_)) => ERRCODE_UNDEFINED_OBJECT,
             RunError::Read(ReadError::Empty(..) | ReadError::NoTime(..)) => {
                 ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
@@ -51,6 +55,20 @@ impl SqlError for RunError {
             } => Some(format!(
                 "max_worker_processes is {max_worker_processes} and {in_use} background workers are \
                  running; keybench.max_workers is {cap} and {ours} keybench workers are running."
+            )),
+            RunError::DiskSpace {
+                need,
+                parts,
+                floor,
+                free,
+                ..
+            } => Some(format!(
+                "The load is estimated to need {} there ({parts}), and keybench.min_free_space ({}) \
+                 is to stay free: {} in all, {} free.",
+                size_pretty(*need),
+                size_pretty(*floor),
+                size_pretty(need.saturating_add(*floor)),
+                size_pretty(*free)
             )),
             RunError::SnowflakeClock(_) => Some(
                 "Every backend draws Snowflake ids from one counter, which a clock set ahead in \
@@ -136,6 +154,19 @@ impl SqlError for RunError {
             RunError::SnowflakeClock(_) => {
                 Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
             }
+            RunError::DiskSpace { .. } => Some(
+                "Load fewer rows, free some space, or SET default_tablespace to a tablespace on a \
+                 filesystem with room; a superuser can lower keybench.min_free_space."
+                    .into(),
+            ),
+            RunError::NoTablespace(_) => {
+                Some("SET default_tablespace to an existing tablespace, or to '' for the database's.".into())
+            }
+            RunError::TablespacePrivilege(name) => Some(format!(
+                "keybench_run creates its table where default_tablespace says; a superuser can \
+                 GRANT CREATE ON TABLESPACE {} to the role, or SET default_tablespace to ''.",
+                pgrx::spi::quote_identifier(name)
+            )),
             RunError::Distributed(_) => Some(
                 "A distributed run loads with method insert or single and takes no readers."
                     .into(),

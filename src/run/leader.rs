@@ -268,6 +268,8 @@ fn run_with(p: Params, extra: impl FnOnce(&mut Shared)) -> Summary {
     }
     check_can_run(&p);
     hold_extension();
+    let floor = crate::pg::guc::min_free_space();
+    let (tablespace, watched) = super::disk::check(&p, &extension_schema(), floor);
     drive(
         "keybench_run",
         p.clients + p.readers,
@@ -275,9 +277,20 @@ fn run_with(p: Params, extra: impl FnOnce(&mut Shared)) -> Summary {
         |shared| {
             shared.mode = MODE_LOAD;
             shared.params = p;
+            put_str(&mut shared.tablespace, &tablespace);
+            put_str(&mut shared.watch_paths, &watched.join("\n"));
+            shared.min_free = floor;
             extra(shared);
         },
-        |shared, elapsed| progress_line(shared.rows_done.load(Ordering::Acquire), p.rows, elapsed),
+        {
+            let mut last = (0.0, 0);
+            move |shared: &Shared, elapsed| {
+                let done = shared.rows_done.load(Ordering::Acquire);
+                let line = progress_line(done, p.rows, elapsed, last);
+                last = (elapsed, done);
+                line
+            }
+        },
         |shared| {
             let id = shared.run_id.load(Ordering::Acquire);
             if id > 0 {
@@ -333,7 +346,7 @@ fn drive<R>(
     clients: i32,
     pool: usize,
     init: impl FnOnce(&mut Shared),
-    progress: impl Fn(&Shared, f64) -> String,
+    mut progress: impl FnMut(&Shared, f64) -> String,
     what: impl Fn(&Shared) -> String,
     result: impl FnOnce(&Shared) -> R,
 ) -> R {

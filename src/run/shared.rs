@@ -174,6 +174,16 @@ pub struct Shared {
     /// Written once, by the worker that wins `error_set`; read after `error_len` is published.
     pub error: std::cell::UnsafeCell<[u8; 1024]>,
     pub table: [u8; 256],
+    /// The tablespace the caller's session names in default_tablespace (empty: the database's),
+    /// where worker 0 creates the run's table.
+    pub tablespace: [u8; 128],
+    /// The directories whose filesystems the workers watch (one a line), and the free bytes
+    /// under which they stop the load (keybench.min_free_space; 0: no floor).
+    pub watch_paths: [u8; 4096],
+    pub min_free: i64,
+    /// Set by the worker that stopped the load for want of disk space: the table is dropped
+    /// even when kept.
+    pub disk_full: AtomicU32,
     pub summary: Summary,
     /// A read's parameters, its id, and the bytes of its pool of keys or window starts, which
     /// follow this struct in the segment.
@@ -205,6 +215,15 @@ pub(super) fn get_str(src: &[u8]) -> String {
 impl Shared {
     pub fn ext_schema(&self) -> String {
         get_str(&self.ext_schema)
+    }
+    pub fn tablespace(&self) -> String {
+        get_str(&self.tablespace)
+    }
+    pub fn watch_paths(&self) -> Vec<String> {
+        get_str(&self.watch_paths)
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
     pub fn table(&self) -> String {
         get_str(&self.table)

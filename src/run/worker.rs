@@ -91,6 +91,7 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
         pgrx::log!("keybench_run: keybench_cleanup() skipped: {}", e.message);
     }
     let lock_key = shared.lock_key;
+    let tablespace = shared.tablespace();
     let (run_id, index_oid, table) = in_transaction(|| {
         let run_id: i64 = spi_one(
             "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
@@ -121,6 +122,11 @@ fn setup(shared: &mut Shared) -> Result<(), Failure> {
         )
         .expect("INSERT ... RETURNING gives a row");
         let (table, index) = run_table_names(run_id, kind);
+        // Where the caller's session would create it.
+        spi_run(
+            "SELECT pg_catalog.set_config('default_tablespace', $1, true)",
+            &[tablespace.clone().into()],
+        );
         for stmt in p.create_table(&ext, &table, &index) {
             spi_run(&stmt, &[]);
         }
@@ -376,10 +382,29 @@ fn load(shared: &Shared, client: i32) -> Result<(), Failure> {
             .unwrap_or(pg_sys::InvalidOid)
     })?;
     let standbys = shared.standbys.load(Ordering::Acquire) > 0;
+    let watched = shared.watch_paths();
+    let mut disk_checked_ns = 0;
     let mut pending: Option<BatchRecord> = None;
     loop {
         if stop_requested(shared) {
             return Ok(());
+        }
+        // The disk, ten times a second at most: below the floor, the load stops.
+        if now_ns() - disk_checked_ns >= 100_000_000 {
+            disk_checked_ns = now_ns();
+            if let Some((path, free)) = super::disk::below_floor(&watched, shared.min_free) {
+                shared.disk_full.store(1, Ordering::Release);
+                shared.record_error(
+                    &super::disk::stopped_message(
+                        path,
+                        free,
+                        shared.min_free,
+                        shared.rows_done.load(Ordering::Acquire),
+                    ),
+                    PgSqlErrorCode::ERRCODE_DISK_FULL as i32,
+                );
+                return Ok(());
+            }
         }
         let b = shared.next_batch.fetch_add(1, Ordering::AcqRel);
         let Some(n) = p.batch_rows(b) else { break };
@@ -488,7 +513,8 @@ fn finish(shared: &mut Shared) {
         // node down) must not keep the run from being closed. It then keeps its table_name and
         // says why, for keybench_cleanup() or a DROP TABLE later.
         let mut not_dropped = None;
-        if !p.keep {
+        let drop = !p.keep || shared.disk_full.load(Ordering::Acquire) != 0;
+        if drop {
             for _ in 0..3 {
                 match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
                     Ok(()) => {
@@ -501,7 +527,7 @@ fn finish(shared: &mut Shared) {
         }
         close_stopped(shared, "keybench_run", |status, error| {
             let (error, keep_name) = match &not_dropped {
-                None => (error, p.keep),
+                None => (error, !drop),
                 Some(e) => (
                     format!("{error}; its table could not be dropped: {e}"),
                     true,
