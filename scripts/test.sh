@@ -6,7 +6,8 @@
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
 #      with and without shared_preload_libraries, and with a small shared_buffers
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
-#      ordinary role (scripts/fuzz.sh), kill -9 of a worker (scripts/crash-test.sh), the disk-space
+#      ordinary role (scripts/fuzz.sh), kill -9 of a worker (scripts/crash-test.sh), a cancel at
+#      every stage of a run (scripts/cancel-test.sh), the disk-space
 #      refusal and the floor on a small tmpfs tablespace (scripts/disk-test.sh), and a primary
 #      with a streaming standby (scripts/standby-test.sh)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/lifecycle-test.sh) and the README's quick
@@ -117,6 +118,8 @@ for v in "${versions[@]}"; do
   fi
   echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
   run_step "target/logs/crash-pg$v.log" "pg$v crash test" bash scripts/crash-test.sh "$v"
+  echo "-- scripts/cancel-test.sh $v: a cancel before, during and after the load"
+  run_step "target/logs/cancel-pg$v.log" "pg$v cancel test" bash scripts/cancel-test.sh "$v"
   echo "-- scripts/disk-test.sh $v: a load too large for its tablespace's filesystem, and one that falls below the floor"
   run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/disk-test.sh "$v"
   echo "-- scripts/standby-test.sh $v: a primary and a streaming standby"

@@ -487,8 +487,10 @@ pub(super) fn close_stopped(shared: &Shared, function: &str, close: impl Fn(&str
 }
 
 /// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
-/// marked failed/cancelled; the table dropped unless kept.
-fn finish(shared: &mut Shared) {
+/// marked failed/cancelled; the table dropped unless kept. While it measures the table (the
+/// density scan of a large index takes a while) a cancel of the caller reaches it, and the run is
+/// closed as cancelled.
+fn finish(shared: &mut Shared, client: usize) {
     let p = shared.params;
     let run_id = shared.run_id.load(Ordering::Acquire);
     let table = shared.table();
@@ -499,47 +501,7 @@ fn finish(shared: &mut Shared) {
         return;
     }
     if failed || cancelled {
-        // A paused standby first, whatever else fails.
-        replay::resume(
-            shared,
-            run_id,
-            if failed {
-                "resumed: the run failed"
-            } else {
-                "resumed: the run was cancelled"
-            },
-        );
-        // The table first, on its own: a DROP that cannot be done (a distributed table with a
-        // node down) must not keep the run from being closed. It then keeps its table_name and
-        // says why, for keybench_cleanup() or a DROP TABLE later.
-        let mut not_dropped = None;
-        let drop = !p.keep || shared.disk_full.load(Ordering::Acquire) != 0;
-        if drop {
-            for _ in 0..3 {
-                match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
-                    Ok(()) => {
-                        not_dropped = None;
-                        break;
-                    }
-                    Err(e) => not_dropped = Some(e.message),
-                }
-            }
-        }
-        close_stopped(shared, "keybench_run", |status, error| {
-            let (error, keep_name) = match &not_dropped {
-                None => (error, !drop),
-                Some(e) => (
-                    format!("{error}; its table could not be dropped: {e}"),
-                    true,
-                ),
-            };
-            spi_run(
-                "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
-                    table_name = CASE WHEN $4 THEN table_name END
-                 WHERE run_id = $1",
-                &[run_id.into(), status.into(), error.into(), keep_name.into()],
-            );
-        });
+        close_unfinished(shared, run_id, &table);
         return;
     }
     let load_end_ns = now_ns();
@@ -554,6 +516,21 @@ fn finish(shared: &mut Shared) {
         standby::finish(shared, run_id, lsn_end, load_end_ns);
     }
     let index = pg_sys::Oid::from(shared.index_oid.load(Ordering::Acquire));
+    // Cancellable from here: publish this worker's pid again, then look whether the caller went
+    // away before it could be signalled.
+    // SAFETY: reading this process's pid and the address of its latch.
+    let (pid, latch) = unsafe { (pg_sys::MyProcPid, pg_sys::MyLatch as usize) };
+    shared.slots[client].attach(pid, latch);
+    let uncancellable = |shared: &Shared| {
+        shared.slots[client].detach();
+        // SAFETY: clearing a cancel that arrived before the pid was withdrawn.
+        unsafe { pg_sys::QueryCancelPending = 0 };
+    };
+    if shared.leader_gone.load(Ordering::Acquire) != 0 {
+        uncancellable(shared);
+        close_unfinished(shared, run_id, &table);
+        return;
+    }
     let result = in_transaction(|| {
         let d = crate::inspect::density::scan(index);
         let totals = Spi::connect(|client| {
@@ -638,23 +615,69 @@ fn finish(shared: &mut Shared) {
         }
         totals
     });
+    uncancellable(shared);
     match result {
         Ok(summary) => {
             shared.summary = summary;
             shared.finished.store(FINISHED_OK, Ordering::Release);
         }
         Err(e) => {
-            shared.record_error(&e.message, e.sqlstate);
-            replay::resume(shared, run_id, "resumed: the run failed while finishing");
-            let _ = in_transaction(|| {
-                spi_run(
-                    "UPDATE keybench.runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE run_id = $1",
-                    &[run_id.into(), e.message.clone().into()],
-                )
-            });
-            shared.finished.store(FINISHED_FAILED, Ordering::Release);
+            // Cancelled while finishing (the density scan of a large index takes a while), or
+            // an error there: closed as a run stopped during its load, its table dropped.
+            if shared.leader_gone.load(Ordering::Acquire) == 0 {
+                shared.record_error(&format!("while finishing: {}", e.message), e.sqlstate);
+            }
+            close_unfinished(shared, run_id, &table);
         }
     }
+}
+
+/// Close a run that failed or was cancelled: a paused standby resumed, its table dropped (unless
+/// kept, and always when it stopped for want of disk space), and the run marked with the reason.
+fn close_unfinished(shared: &Shared, run_id: i64, table: &str) {
+    let p = shared.params;
+    let failed = shared.error_set.load(Ordering::Acquire) != 0;
+    // A paused standby first, whatever else fails.
+    replay::resume(
+        shared,
+        run_id,
+        if failed {
+            "resumed: the run failed"
+        } else {
+            "resumed: the run was cancelled"
+        },
+    );
+    // The table first, on its own: a DROP that cannot be done (a distributed table with a
+    // node down) must not keep the run from being closed. It then keeps its table_name and
+    // says why, for keybench_cleanup() or a DROP TABLE later.
+    let mut not_dropped = None;
+    let drop = !p.keep || shared.disk_full.load(Ordering::Acquire) != 0;
+    if drop {
+        for _ in 0..3 {
+            match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
+                Ok(()) => {
+                    not_dropped = None;
+                    break;
+                }
+                Err(e) => not_dropped = Some(e.message),
+            }
+        }
+    }
+    close_stopped(shared, "keybench_run", |status, error| {
+        let (error, keep_name) = match &not_dropped {
+            None => (error, !drop),
+            Some(e) => (
+                format!("{error}; its table could not be dropped: {e}"),
+                true,
+            ),
+        };
+        spi_run(
+            "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                table_name = CASE WHEN $4 THEN table_name END
+             WHERE run_id = $1",
+            &[run_id.into(), status.into(), error.into(), keep_name.into()],
+        );
+    });
 }
 
 /// The connections per Citus node a loader of a distributed run keeps between batches (Citus's
@@ -832,7 +855,7 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
                 PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
             );
         }
-        finish_any(shared);
+        finish_any(shared, client);
         wake_all(shared);
         return;
     }
@@ -907,16 +930,16 @@ pub extern "C-unwind" fn keybench_run_worker(arg: pg_sys::Datum) {
     // SAFETY: clearing a cancel that arrived before the pid was withdrawn.
     unsafe { pg_sys::QueryCancelPending = 0 };
     if shared.depart(client) {
-        finish_any(shared);
+        finish_any(shared, client);
     }
     wake_all(shared);
 }
 
-/// Close the load or the read of the segment.
-fn finish_any(shared: &mut Shared) {
+/// Close the load or the read of the segment (`client`: the worker that does it).
+fn finish_any(shared: &mut Shared, client: usize) {
     if shared.mode == MODE_READ {
         super::reader::finish(shared)
     } else {
-        finish(shared)
+        finish(shared, client)
     }
 }
