@@ -56,6 +56,18 @@ UNION ALL SELECT kind, split_part(plan, ';', 1), rows_per_op FROM keybench_read(
 SELECT read_id AS rd, rows_per_op >= 1 AS finds_rows FROM keybench_read(:r_v7, 'range', ops => 200) \gset
 SELECT :'finds_rows' AS finds_rows;
 SELECT * FROM regress.read_ok(:rd);
+-- The same windows of the same uuidv7 table through created_at (window_by): the access path
+-- every kind has, beside the key's. The index keybench_read makes for it holds one entry per row
+-- (deduplicate_items off), as the key's does.
+SELECT read_id AS rd, rows_per_op >= 1 AS finds_rows FROM keybench_read(:r_v7, 'range', ops => 200, window_by => 'created_at') \gset
+SELECT :'finds_rows' AS finds_rows;
+SELECT * FROM regress.read_ok(:rd);
+SELECT read_id AS rd FROM keybench_read(:r_v7, 'range', ops => 20, window_by => 'created_at', keep => true) \gset
+SELECT c.reloptions FROM keybench.reads r JOIN pg_class c ON c.oid = to_regclass(r.created_index) WHERE r.read_id = :rd;
+SELECT format('DROP INDEX %s', created_index) AS drop_it FROM keybench.reads WHERE read_id = :rd \gset
+:drop_it;
+-- window_by => 'key' is the default for a time-ordered key.
+SELECT regexp_replace(plan, '\d+', 'N', 'g') AS plan FROM keybench_read(:r_v7, 'range', ops => 20, window_by => 'KEY');
 SELECT read_id AS rd, rows_per_op >= 1 AS finds_rows FROM keybench_read(:r_v4, 'range', ops => 200, time_window => '50 ms') \gset
 SELECT :'finds_rows' AS finds_rows;
 SELECT * FROM regress.read_ok(:rd);
@@ -145,6 +157,9 @@ SELECT state, message FROM regress.err(format($$SELECT * FROM keybench_read(%s, 
 SELECT state, message FROM regress.err(format($$SELECT * FROM keybench_read(%s, time_window => NULL)$$, :r_v7));
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_read(-1)$$);
 SELECT state, message, hint FROM regress.err(format($$SELECT * FROM keybench_read(%s, 'group')$$, :r_d4));
+SELECT state, message, hint FROM regress.err(format($$SELECT * FROM keybench_read(%s, 'range', window_by => 'key')$$, :r_v4));
+SELECT state, message, hint FROM regress.err(format($$SELECT * FROM keybench_read(%s, 'range', window_by => 'ctid')$$, :r_v7));
+SELECT state, message FROM regress.err(format($$SELECT * FROM keybench_read(%s, 'range', window_by => 'created_at')$$, :r_d4));
 -- A run that was not kept, and a kept run whose table is gone.
 SELECT run_id AS r_gone FROM keybench_run('bigint', 100) \gset
 SELECT state, message ~ '^run \d+ has no kept table$' AS says_so FROM regress.err(format('SELECT * FROM keybench_read(%s)', :r_gone));

@@ -84,6 +84,16 @@ impl SqlError for RunError {
             RunError::Read(ReadError::Workload(_)) => {
                 Some(format!("Valid workloads are: {}.", workload_names()))
             }
+            RunError::Read(ReadError::WindowBy(_)) => Some(
+                "key: a time range of the key (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake); \
+                 created_at: a range of the created_at column, through an index keybench_read makes; \
+                 NULL (the default): the key where it holds its time, else created_at."
+                    .into(),
+            ),
+            RunError::Read(ReadError::NoKeyTime(_)) => Some(
+                "Use window_by => 'created_at', or a time-ordered kind: uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake."
+                    .into(),
+            ),
             RunError::Read(ReadError::NoTable(_)) => Some(
                 "keybench_read reads the table of a finished run made with keep => true, whose table still exists."
                     .into(),
@@ -718,6 +728,7 @@ pub fn keybench_read(
     time_window: default!(Option<pgrx::datum::Interval>, "'10 milliseconds'"),
     children: default!(Option<i32>, 4),
     keep: default!(Option<bool>, false),
+    window_by: default!(Option<&str>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -778,13 +789,16 @@ pub fn keybench_read(
     let Some(pk) = pk else {
         raise(RunError::Read(ReadError::NoTable(run_id)))
     };
+    let has_created_at = shape != "d";
+    let window_by_key = super::read::window_by(window_by, kind, has_created_at)
+        .unwrap_or_else(|e| raise(RunError::Read(e)));
     let mut r = ReadParams {
         run_id,
         ops,
         clients,
         workload: w as u8,
         kind: kind as u8,
-        has_created_at: shape != "d",
+        has_created_at,
         keep,
         hot_fraction: hot_fraction.unwrap_or(0.01),
         window_us,
@@ -792,6 +806,7 @@ pub fn keybench_read(
         table_rows: 0,
         pool_len: 0,
         pk_oid: pk.to_u32(),
+        window_by_key,
     };
     let ext = extension_schema();
     // Refused before anything is read: a window workload on a table without a time column.

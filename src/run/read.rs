@@ -185,6 +185,10 @@ pub enum ReadError {
     Empty(i64, String),
     #[error("workload {0} on key kind {1} needs a created_at column, which shape d has not")]
     NoTime(&'static str, &'static str),
+    #[error("window_by must be key or created_at, not \"{0}\"")]
+    WindowBy(String),
+    #[error("window_by => key needs a key that holds its time, which key kind {0} has not")]
+    NoKeyTime(&'static str),
     #[error(
         "a key of run {0} is {1} bytes long; keybench_read takes text keys of at most 39 bytes"
     )]
@@ -219,6 +223,26 @@ pub struct ReadParams {
     pub pool_len: i64,
     /// The primary key's index.
     pub pk_oid: u32,
+    /// Windows (range, group) through the key (a time-ordered key's range) rather than through
+    /// an index on created_at.
+    pub window_by_key: bool,
+}
+
+/// keybench_read's `window_by`: `key`, `created_at`, or NULL for the key where it holds its time
+/// and created_at otherwise. Returns whether windows go through the key.
+pub fn window_by(
+    window_by: Option<&str>,
+    kind: Kind,
+    has_created_at: bool,
+) -> Result<bool, ReadError> {
+    match window_by.map(|w| w.trim().to_ascii_lowercase()).as_deref() {
+        None => Ok(kind.time_ordered()),
+        Some("key") if kind.time_ordered() => Ok(true),
+        Some("key") => Err(ReadError::NoKeyTime(kind.name())),
+        Some("created_at") if has_created_at => Ok(false),
+        Some("created_at") => Err(ReadError::NoTime("range or group", kind.name())),
+        Some(_) => Err(ReadError::WindowBy(window_by.unwrap_or_default().into())),
+    }
 }
 
 /// Check keybench_read's arguments (the run's own facts are checked by the leader).
@@ -280,7 +304,7 @@ impl ReadParams {
     }
     /// Whether windows are primary-key ranges (time-ordered keys) rather than created_at ranges.
     pub fn key_windows(&self) -> bool {
-        self.kind().time_ordered()
+        self.window_by_key && self.kind().time_ordered()
     }
     /// Whether the workload needs an index on created_at (windows over created_at).
     pub fn needs_created_at_index(&self) -> bool {
@@ -351,8 +375,10 @@ impl ReadParams {
         if !w.windows() {
             return Ok("id".into());
         }
-        if let Some(t) = self.kind().key_time(ext) {
-            return Ok(t);
+        if self.key_windows() {
+            if let Some(t) = self.kind().key_time(ext) {
+                return Ok(t);
+            }
         }
         if self.has_created_at {
             Ok("created_at".into())
@@ -366,7 +392,7 @@ impl ReadParams {
     pub fn statement(&self, ext: &str, table: &str, child: &str) -> (String, Vec<&'static str>) {
         let kind = self.kind();
         let key = self.key_type().sql();
-        let window = || match kind.floor_function() {
+        let window = || match kind.floor_function().filter(|_| self.key_windows()) {
             Some(f) => format!("id >= {ext}.{f}($1) AND id < {ext}.{f}($2)"),
             None => "created_at >= $1 AND created_at < $2".into(),
         };
@@ -541,6 +567,7 @@ mod unit_tests {
             table_rows: 0,
             pool_len: 0,
             pk_oid: 0,
+            window_by_key: kind.time_ordered(),
         }
     }
 
@@ -620,6 +647,33 @@ mod unit_tests {
             .0
             .ends_with("created_at >= $1 AND created_at < $2"));
         assert!(p.needs_created_at_index());
+        // The same window on a time-ordered key, through created_at.
+        let p = ReadParams {
+            window_by_key: false,
+            ..rp(Workload::Range, Kind::Uuidv7, true)
+        };
+        assert_eq!(
+            p.statement("kb", "t", "").0,
+            "SELECT * FROM t WHERE created_at >= $1 AND created_at < $2"
+        );
+        assert_eq!(p.sample_column("kb").unwrap(), "created_at");
+        assert!(p.needs_created_at_index());
+        assert_eq!(window_by(None, Kind::Uuidv7, true), Ok(true));
+        assert_eq!(window_by(None, Kind::Uuidv4, true), Ok(false));
+        assert_eq!(window_by(Some(" Created_At"), Kind::Ulid, true), Ok(false));
+        assert_eq!(window_by(Some("key"), Kind::Snowflake, false), Ok(true));
+        assert_eq!(
+            window_by(Some("key"), Kind::Uuidv4, true),
+            Err(ReadError::NoKeyTime("uuidv4"))
+        );
+        assert_eq!(
+            window_by(Some("created_at"), Kind::Uuidv7, false),
+            Err(ReadError::NoTime("range or group", "uuidv7"))
+        );
+        assert_eq!(
+            window_by(Some("ctid"), Kind::Uuidv7, true),
+            Err(ReadError::WindowBy("ctid".into()))
+        );
         assert_eq!(
             rp(Workload::Group, Kind::Bigint, false).sample_column("kb"),
             Err(ReadError::NoTime("group", "bigint"))
