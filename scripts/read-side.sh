@@ -19,7 +19,8 @@ install_release "$v"
 trap 'cluster_stop read-side "$v"' EXIT
 q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 results="$KB_ROOT/target/read-side.csv"
-: > "$results"
+paired="$KB_ROOT/target/read-side-paired.csv"
+: > "$results"; : > "$paired"
 started=$(date +%s)
 for cache in fits "does not fit"; do
   if [ "$cache" = fits ]; then sb=$((rows > 2000000 ? 8 : 1))GB; else sb=16MB; fi
@@ -33,17 +34,32 @@ for cache in fits "does not fit"; do
     if [ "$cache" = fits ]; then
       q "SELECT pg_prewarm('$table'), pg_prewarm('keybench.run_${run}_${kind}_pkey')" >/dev/null
     fi
-    for w in "point 100000" "recent 100000" "range 2000" "join 20000" "group 500"; do
-      set -- $w
-      [[ " ${WORKLOADS:-point recent range join group} " == *" $1 "* ]] || continue
-      q "SELECT * FROM keybench_read($run, '$1', $2, children => 2)" >/dev/null
-      q "COPY (SELECT '$cache', '$sb', kind, workload, ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
+    # A time-ordered key's windows both ways on the same table: through the key and through created_at.
+    ranges="range:created_at:2000"
+    case $kind in uuidv7|ulid|snowflake) ranges="range:key:2000 range:created_at:2000";; esac
+    for w in "point::100000" "recent::100000" $ranges "join::20000" "group::500"; do
+      IFS=: read -r workload by ops <<< "$w"
+      [[ " ${WORKLOADS:-point recent range join group} " == *" $workload "* ]] || continue
+      label=$workload; [ -n "$by" ] && label="$workload ($by)"
+      window_by=NULL; [ -n "$by" ] && window_by="'$by'"
+      q "SELECT * FROM keybench_read($run, '$workload', $ops, children => 2, window_by => $window_by)" >/dev/null
+      q "COPY (SELECT '$cache', '$sb', kind, '$label', ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
                       round(p95_us::numeric, 1), round(p99_us::numeric, 1), round(rows_per_op::numeric, 1),
                       round(hit_per_op::numeric, 2), round(read_per_op::numeric, 2), round(pk_read_per_op::numeric, 2),
                       coalesce(pg_size_pretty(fk_index_bytes), ''), plan
                 FROM keybench.read_figures ORDER BY read_id DESC LIMIT 1) TO STDOUT WITH (FORMAT csv)" >> "$results"
-      echo "$cache $kind $1 done"
+      echo "$cache $kind $label done"
     done
+    # The key's range against created_at's, side by side: three rounds, alternating, 1,000 windows
+    # each; per row, each read's p50 over its rows per read.
+    if [[ " ${WORKLOADS:-range} " == *" range "* && "$ranges" == *key* ]]; then
+      for round in 1 2 3; do
+        for by in key created_at; do
+          q "COPY (SELECT '$cache', kind, '$by', $round, p50_us, rows_per_op
+                   FROM keybench_read($run, 'range', 1000, window_by => '$by')) TO STDOUT WITH (FORMAT csv)" >> "$paired"
+        done
+      done
+    fi
     q "DROP TABLE $table; UPDATE keybench.runs SET table_name = NULL WHERE run_id = $run" >/dev/null
   done
   server_version=$(q "SHOW server_version")
@@ -84,11 +100,13 @@ a 60-byte payload), then `keybench_read` with each workload, one client:
 
 - **point**: 100,000 primary-key lookups of keys drawn uniformly from the table;
 - **recent**: 100,000 lookups of keys drawn from the newest 1% of the rows;
-- **range**: 2,000 reads of the rows of a 10 ms window starting at a uniformly drawn row's time:
-  a primary-key range (`id >= uuidv7_floor(t) AND id < uuidv7_floor(t + 10 ms)`, and likewise for
-  ulid and snowflake) for the time-ordered kinds; through an index on created_at (made for the read,
-  dropped after) for bigint and uuidv4. created_at is the load transaction's `now()`, so a window
-  holds whole 1,000-row batches; the key's own time is finer. Compare rows per op;
+- **range**: 2,000 reads of the rows of a 10 ms window starting at a uniformly drawn row's time,
+  two ways on the time-ordered kinds' tables: **(key)**, a primary-key range (`id >=
+  uuidv7_floor(t) AND id < uuidv7_floor(t + 10 ms)`, and likewise for ulid and snowflake), and
+  **(created_at)**, through an index on created_at that keybench_read makes for the read (one
+  entry per row, `deduplicate_items = off`, as the key's index has; dropped after); bigint and
+  uuidv4 only the latter. created_at is the load transaction's `now()`, so a created_at window
+  holds whole 1,000-row batches, the key's finer slices: compare per row;
 - **join**: 20,000 lookups of a parent with its 2 children through the child table's foreign-key
   index (2 children per parent, inserted in the parents' order; the index existed while they
   arrived); the foreign-key index's size is the last figure;
@@ -98,8 +116,9 @@ a 60-byte payload), then `keybench_read` with each workload, one client:
 Latencies are per operation in microseconds, inside the server (no client round trip): p50, p95,
 p99 from keybench_read's histogram (within 1.6%). hit, read: shared buffers found and not found in
 shared buffers per operation (a read may still come from the OS page cache); pk read: blocks of
-the primary-key index not found in shared buffers per operation. The plan is EXPLAIN's for the
-first operation. Every figure is in keybench.reads (keybench.read_figures).
+the primary-key index not found in shared buffers per operation. Every operation runs the
+statement's generic plan, planned once (the plan below; the table is analyzed after its load).
+Every figure is in keybench.reads (keybench.read_figures).
 
 """)
     fits_sb = next((r[1] for r in data if r[0] == "fits"), "1GB")
@@ -112,6 +131,29 @@ first operation. Every figure is in keybench.reads (keybench.read_figures).
             if r[0] != cache:
                 continue
             f.write("| " + " | ".join([r[2], r[3], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]]) + " |\n")
+        f.write("\n")
+    paired = list(csv.reader(open(path.replace("read-side.csv", "read-side-paired.csv"))))
+    if paired:
+        import statistics
+        f.write("""## A time window through the key, against the same window through created_at
+
+The same table, the same 10 ms windows, one after the other: three rounds of 1,000 windows each
+way, alternating. Per row: a read's p50 over its rows per read; the median of the three rounds.
+The key's range reads one primary-key entry per row; created_at's index holds one entry per row
+as well, so what differs is the index's key (16-byte uuid, 26-byte text, bigint, against a
+timestamp) and how the rows of a window lie in it.
+
+| shared_buffers | kind | µs per row, key | µs per row, created_at | key / created_at | rows per window (key, created_at) |
+|---|---|---:|---:|---:|---|
+""")
+        groups = {}
+        for cache, kind, by, rnd, p50, rpo in paired:
+            groups.setdefault((cache, kind), {}).setdefault(by, []).append((float(p50) / max(float(rpo), 1e-9), float(rpo)))
+        for (cache, kind), g in groups.items():
+            k = statistics.median(x[0] for x in g["key"]); c = statistics.median(x[0] for x in g["created_at"])
+            rk = statistics.median(x[1] for x in g["key"]); rc = statistics.median(x[1] for x in g["created_at"])
+            sb = next(r[1] for r in data if r[0] == cache)
+            f.write(f"| {sb} | {kind} | {k:.3f} | {c:.3f} | {k / c:.2f}x | {rk:,.0f}, {rc:,.0f} |\n")
         f.write("\n")
     f.write(f"""## Reads during a load: the cache cliff in read latency
 
