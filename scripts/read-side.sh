@@ -51,11 +51,11 @@ for cache in fits "does not fit"; do
       echo "$cache $kind $label done"
     done
     # The key's range against created_at's, side by side: three rounds, alternating, 1,000 windows
-    # each; per row, each read's p50 over its rows per read.
+    # each; per row, each read's time over the rows it read.
     if [[ " ${WORKLOADS:-range} " == *" range "* && "$ranges" == *key* ]]; then
       for round in 1 2 3; do
         for by in key created_at; do
-          q "COPY (SELECT '$cache', kind, '$by', $round, p50_us, rows_per_op
+          q "COPY (SELECT '$cache', kind, '$by', $round, seconds * 1e6 / ops, rows_per_op
                    FROM keybench_read($run, 'range', 1000, window_by => '$by')) TO STDOUT WITH (FORMAT csv)" >> "$paired"
         done
       done
@@ -138,7 +138,7 @@ Every figure is in keybench.reads (keybench.read_figures).
         f.write("""## A time window through the key, against the same window through created_at
 
 The same table, the same 10 ms windows, one after the other: three rounds of 1,000 windows each
-way, alternating. Per row: a read's p50 over its rows per read; the median of the three rounds.
+way, alternating. Per row: a read's time over the rows it read (a median over windows of\ndifferent sizes would not be one); the median of the three rounds.
 The key's range reads one primary-key entry per row; created_at's index holds one entry per row
 as well, so what differs is the index's key (16-byte uuid, 26-byte text, bigint, against a
 timestamp) and how the rows of a window lie in it.
