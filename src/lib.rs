@@ -1,27 +1,42 @@
 //! keybench: primary-key generators and in-server key benchmarks for PostgreSQL.
 //!
-//! - [`generators`]: uuidv7 and v4, ULID, Snowflake, nanoid, and the random stream and clock
-//!   they share
+//! The rooms, each knowing only those below it:
+//!
+//! - [`generators`]: make keys: uuidv7 and v4, ULID, Snowflake, nanoid, and the random stream and
+//!   clock they share
+//! - [`kind`]: every fact about a key kind a run can load (column, default, COPY writer, time
+//!   order, table name)
+//! - [`workers`]: the background-worker machinery, which knows no workload
+//! - [`load`]: load a table (keybench_run, keybench_compare, keybench_probe, keybench_replay):
+//!   the loaders, COPY, the counters, the disk, Citus
+//! - [`replicas`]: what a load costs the streaming standbys; experiment C's paused replay
+//! - [`read`]: read a kept table (keybench_read) and time lookups during a load
+//! - [`entry`]: the workers' entry point, which names the workloads
 //! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
-//!   keys
-//! - [`run`]: keybench_run, keybench_compare, keybench_probe, keybench_replay: the in-server
-//!   insert workload, what it costs the streaming standbys, and keybench_read on the same workers
+//!   keys; Citus nodes
 //! - [`export`]: keybench_export and keybench_import: runs carried between servers as JSON
 //! - [`experiments`]: generator cost, the studies' lookups, charts (the experiments written in
 //!   SQL, deletion and reload and reproduction among them, are in `sql/`)
-//! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory
+//! - [`runs`]: keybench.runs as the other rooms read it
+//! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory, how figures print
 //!
-//! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`; this crate holds what needs
-//! Rust.
+//! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`, and the longest statements the
+//! Rust runs are in `sql/queries/`; this crate holds what needs Rust.
 
 use pgrx::prelude::*;
 
+pub mod entry;
 pub mod experiments;
 pub mod export;
 pub mod generators;
 pub mod inspect;
+pub mod kind;
+pub mod load;
 pub mod pg;
-pub mod run;
+pub mod read;
+pub mod replicas;
+pub mod runs;
+pub mod workers;
 
 ::pgrx::pg_module_magic!();
 

@@ -521,7 +521,7 @@ mod tests {
     fn counter_columns_match_the_tables() {
         // keybench.batches and keybench.runs (sql/runs.sql) spell the counters out; they must be
         // the Rust definition's, in its order, one after the other, of its types.
-        use crate::run::Counters;
+        use crate::load::counters::Counters;
         for table in ["keybench.batches", "keybench.runs"] {
             let columns: Vec<(String, String)> = Spi::connect(|c| {
                 c.select(

@@ -2,6 +2,7 @@
 //! the model): one panel per measure, rows loaded on the x axis, one line per run, axes with
 //! units, and a legend.
 
+use crate::pg::spi::OrError;
 use std::fmt::Write;
 
 /// One line: a label for the legend and its points (x, y).
@@ -250,7 +251,7 @@ mod sql {
     ) -> String {
         let run_ids = crate::pg::error::no_null_elements("keybench_chart", "run_ids", run_ids);
         for &id in &run_ids {
-            crate::run::refuse_distributed("keybench_chart", id);
+            crate::runs::refuse_distributed("keybench_chart", id);
         }
         let mut panels = vec![
             Panel {
@@ -338,8 +339,7 @@ mod sql {
                 }
                 Ok::<_, pgrx::spi::Error>((kind, pts, reads, lag))
             });
-            let (kind, pts, reads, lag) =
-                rows.unwrap_or_else(|e| pgrx::error!("keybench_chart: {e}"));
+            let (kind, pts, reads, lag) = rows.or_error("keybench_chart");
             let Some(kind) = kind else {
                 pgrx::ereport!(
                     ERROR,

@@ -192,32 +192,26 @@ mod sql {
     /// The generators of peer extensions installed in this database (pg_uuidv7, pgx_ulid,
     /// pg_idkit), measured beside keybench's in the same rounds.
     fn peers() -> Vec<Candidate> {
-        Spi::connect(|client| {
-            let rows = client.select(
-                &format!(
-                    "SELECT p.proname || '()', e.extname::text, quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '()'
-                     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                     JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-                     JOIN pg_extension e ON e.oid = d.refobjid
-                     WHERE e.extname <> 'keybench' AND p.pronargs = 0 AND p.proretset = false
-                       AND p.proname = ANY ('{{{}}}')
-                     ORDER BY e.extname, p.proname",
-                    PEER_GENERATORS.join(",")
-                ),
-                None,
-                &[],
-            )?;
-            let mut out = Vec::new();
-            for r in rows {
-                out.push(Candidate {
-                    generator: r.get::<String>(1)?.unwrap_or_default(),
-                    provider: r.get::<String>(2)?.unwrap_or_default(),
-                    expr: r.get::<String>(3)?.unwrap_or_default(),
-                });
-            }
-            Ok::<_, pgrx::spi::Error>(out)
+        crate::pg::spi::rows::<(Option<String>, Option<String>, Option<String>)>(
+            &format!(
+                "SELECT p.proname || '()', e.extname::text, quote_ident(n.nspname) || '.' || quote_ident(p.proname) || '()'
+                 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+                 JOIN pg_extension e ON e.oid = d.refobjid
+                 WHERE e.extname <> 'keybench' AND p.pronargs = 0 AND p.proretset = false
+                   AND p.proname = ANY ('{{{}}}')
+                 ORDER BY e.extname, p.proname",
+                PEER_GENERATORS.join(",")
+            ),
+            &[],
+        )
+        .into_iter()
+        .map(|(generator, provider, expr)| Candidate {
+            generator: generator.unwrap_or_default(),
+            provider: provider.unwrap_or_default(),
+            expr: expr.unwrap_or_default(),
         })
-        .unwrap_or_else(|e| pgrx::error!("keybench: {e}"))
+        .collect()
     }
 
     fn time_ms(query: &str) -> f64 {

@@ -10,6 +10,7 @@
 use crate::pg::error::{raise, SqlError};
 use crate::pg::present::round_to;
 use crate::pg::spi;
+use crate::pg::spi::OrError;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
@@ -294,7 +295,7 @@ pub fn keybench_partition_lookup(
          FROM (SELECT n, 1 + floor(random() * {rows})::bigint AS g FROM generate_series(1, {lookups}) n) s
          JOIN {base}_rows r USING (g)"
     ))
-    .unwrap_or_else(|e| pgrx::error!("{e}"));
+    .or_error("keybench");
     let (v7, v4) = (v7.unwrap_or_default(), v4.unwrap_or_default());
     let mut out = Vec::new();
     for mode in [Mode::Prepared, Mode::Simple] {

@@ -1,4 +1,4 @@
-//! nanoid (https://github.com/ai/nanoid): random text ids over any alphabet, without modulo bias.
+//! nanoid (<https://github.com/ai/nanoid>): random text ids over any alphabet, without modulo bias.
 
 use rand::Rng;
 

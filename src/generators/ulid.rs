@@ -1,4 +1,4 @@
-//! ULID (https://github.com/ulid/spec): 48-bit Unix milliseconds and 80 random bits, written as
+//! ULID (<https://github.com/ulid/spec>): 48-bit Unix milliseconds and 80 random bits, written as
 //! 26 characters of Crockford's base32, or stored as the same 128 bits in a uuid column.
 
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -259,39 +259,11 @@ pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> 
 mod sql {
     use super::*;
     use crate::inspect::citus;
+    use crate::pg::spi::OrError;
     use pgrx::prelude::*;
     use pgrx::spi::quote_qualified_identifier;
 
-    const CATALOG: &str = "
-        SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
-               CASE WHEN i.indisprimary THEN 'primary key'
-                    WHEN con.contype = 'u' THEN 'unique constraint' ELSE 'unique index' END,
-               i.indnkeyatts::int,
-               coalesce((SELECT string_agg(CASE WHEN k.attnum = 0 THEN '(expression)'
-                                                ELSE quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod) END,
-                                           ', ' ORDER BY k.ord)
-                         FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
-                         LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
-               a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-               coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
-               CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
-               pg_relation_size(ic.oid),
-               has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
-               i.indkey[0] = 0,
-               has_table_privilege(t.oid, 'SELECT'),
-               t.oid
-        FROM pg_index i
-        JOIN pg_class ic ON ic.oid = i.indexrelid
-        JOIN pg_class t ON t.oid = i.indrelid
-        JOIN pg_namespace n ON n.oid = t.relnamespace
-        LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.contype IN ('p', 'u')
-        LEFT JOIN pg_attribute a1 ON a1.attrelid = t.oid AND a1.attnum = i.indkey[0]
-        LEFT JOIN pg_attrdef d ON d.adrelid = t.oid AND d.adnum = a1.attnum
-        WHERE i.indisunique AND i.indisvalid AND ic.relkind = 'i' AND ic.relam = 403
-          AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
-          AND NOT pg_is_other_temp_schema(n.oid)
-          AND ($1::text IS NULL OR n.nspname = $1)
-        ORDER BY pg_relation_size(ic.oid) DESC, 1, 2, 3";
+    const CATALOG: &str = include_str!("../../sql/queries/audit_keys.sql");
 
     struct Row {
         schema: String,
@@ -479,7 +451,7 @@ mod sql {
             }
             Ok::<_, pgrx::spi::Error>(out)
         })
-        .unwrap_or_else(|e| pgrx::error!("keybench_audit: {e}"));
+        .or_error("keybench_audit");
 
         let mut out = Vec::with_capacity(rows.len());
         let with_citus = citus::installed();
@@ -583,6 +555,30 @@ mod unit_tests {
             type_name: t.into(),
             default_expr: default.map(Into::into),
             ..Default::default()
+        }
+    }
+
+    /// Every kind keybench_run loads is named by the audit from the default its table gets (bigint:
+    /// an identity column).
+    #[test]
+    fn every_kind_is_recognised() {
+        use crate::kind::{Kind, KINDS};
+        for k in KINDS {
+            let c = KeyColumn {
+                identity: if k == Kind::Bigint {
+                    "a".into()
+                } else {
+                    String::new()
+                },
+                ..col(k.key_type().sql(), Some(&k.default_expr("keybench")))
+            };
+            let found = classify(&c);
+            assert_ne!(found, KeyKind::ApplicationSupplied, "{k:?}");
+            assert_eq!(
+                found.is_random(),
+                !k.insertion_ordered(),
+                "{k:?} classified as {found:?}"
+            );
         }
     }
 

@@ -8,6 +8,7 @@
 //! (Citus propagates CREATE EXTENSION to the workers it knows).
 
 use crate::pg::error::SqlError;
+use crate::pg::spi::rows;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
@@ -89,33 +90,21 @@ impl Node {
 /// The active primary nodes, the coordinator first (as run_command_on_all_nodes picks them; a
 /// coordinator missing from the metadata is added as citus.local_hostname and this port).
 pub fn nodes() -> Vec<Node> {
-    let rows: Vec<(String, i32, bool)> = Spi::connect(|c| {
-        c.select(
-            "SELECT nodename::text, nodeport, groupid = 0 FROM pg_catalog.pg_dist_node
-             WHERE isactive AND noderole = 'primary' AND nodecluster = current_setting('citus.cluster_name')
-             UNION ALL
-             SELECT current_setting('citus.local_hostname'), current_setting('port')::int, true
-             WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_dist_node WHERE groupid = 0 AND isactive)
-             ORDER BY 3 DESC, 1, 2",
-            None,
-            &[],
-        )?
-        .map(|r| {
-            Ok((
-                r.get::<String>(1)?.unwrap_or_default(),
-                r.get::<i32>(2)?.unwrap_or(0),
-                r.get::<bool>(3)?.unwrap_or(false),
-            ))
-        })
-        .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
-    let nodes: Vec<Node> = rows
+    let found = rows::<(Option<String>, Option<i32>, Option<bool>)>(
+        "SELECT nodename::text, nodeport, groupid = 0 FROM pg_catalog.pg_dist_node
+         WHERE isactive AND noderole = 'primary' AND nodecluster = current_setting('citus.cluster_name')
+         UNION ALL
+         SELECT current_setting('citus.local_hostname'), current_setting('port')::int, true
+         WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_dist_node WHERE groupid = 0 AND isactive)
+         ORDER BY 3 DESC, 1, 2",
+        &[],
+    );
+    let nodes: Vec<Node> = found
         .into_iter()
         .map(|(name, port, coordinator)| Node {
-            name,
-            port,
-            coordinator,
+            name: name.unwrap_or_default(),
+            port: port.unwrap_or(0),
+            coordinator: coordinator.unwrap_or(false),
         })
         .collect();
     if nodes.is_empty() {
@@ -134,24 +123,19 @@ pub fn run_on(nodes: &[&Node], commands: &[String]) -> Vec<Result<Option<String>
     let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
     let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
     // master_run_on_worker returns one row per command, in the order given.
-    Spi::connect(|c| {
-        c.select(
-            "SELECT success, result FROM pg_catalog.master_run_on_worker($1, $2, $3, true)",
-            None,
-            &[names.into(), ports.into(), commands.to_vec().into()],
-        )?
-        .map(|r| {
-            let ok = r.get::<bool>(1)?.unwrap_or(false);
-            let text = r.get::<String>(2)?;
-            Ok(if ok {
-                Ok(text.filter(|t| !t.is_empty()))
-            } else {
-                Err(text.unwrap_or_default())
-            })
-        })
-        .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    rows::<(Option<bool>, Option<String>)>(
+        "SELECT success, result FROM pg_catalog.master_run_on_worker($1, $2, $3, true)",
+        &[names.into(), ports.into(), commands.to_vec().into()],
+    )
+    .into_iter()
+    .map(|(ok, text)| {
+        if ok.unwrap_or(false) {
+            Ok(text.filter(|t| !t.is_empty()))
+        } else {
+            Err(text.unwrap_or_default())
+        }
     })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"))
+    .collect()
 }
 
 /// Run `command` on every node in `nodes`; the result of each, or ERROR naming `what` and the
@@ -241,33 +225,37 @@ pub fn shard_figures(
     density: bool,
 ) -> Result<Vec<ShardFigures>, CitusError> {
     type Placement = (i64, String, i32, bool, String, String);
-    let placements: Vec<Placement> = Spi::connect(|c| {
-        c.select(
-            "SELECT s.shardid, n.nodename::text, n.nodeport, n.groupid = 0,
-                    pg_catalog.shard_name(s.logicalrelid, s.shardid),
-                    pg_catalog.shard_name(i.indexrelid::regclass, s.shardid)
-             FROM pg_catalog.pg_index i
-             JOIN pg_catalog.pg_dist_shard s ON s.logicalrelid = i.indrelid
-             JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid
-             JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid AND n.noderole = 'primary'
-             WHERE i.indexrelid = $1
-             ORDER BY s.shardid, n.nodename, n.nodeport",
-            None,
-            &[index.into()],
-        )?
-        .map(|r| {
-            Ok((
-                r.get::<i64>(1)?.unwrap_or(0),
-                r.get::<String>(2)?.unwrap_or_default(),
-                r.get::<i32>(3)?.unwrap_or(0),
-                r.get::<bool>(4)?.unwrap_or(false),
-                r.get::<String>(5)?.unwrap_or_default(),
-                r.get::<String>(6)?.unwrap_or_default(),
-            ))
-        })
-        .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    let placements: Vec<Placement> = rows::<(
+        Option<i64>,
+        Option<String>,
+        Option<i32>,
+        Option<bool>,
+        Option<String>,
+        Option<String>,
+    )>(
+        "SELECT s.shardid, n.nodename::text, n.nodeport, n.groupid = 0,
+                pg_catalog.shard_name(s.logicalrelid, s.shardid),
+                pg_catalog.shard_name(i.indexrelid::regclass, s.shardid)
+         FROM pg_catalog.pg_index i
+         JOIN pg_catalog.pg_dist_shard s ON s.logicalrelid = i.indrelid
+         JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid
+         JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid AND n.noderole = 'primary'
+         WHERE i.indexrelid = $1
+         ORDER BY s.shardid, n.nodename, n.nodeport",
+        &[index.into()],
+    )
+    .into_iter()
+    .map(|(shard, node, port, coordinator, table, index)| {
+        (
+            shard.unwrap_or(0),
+            node.unwrap_or_default(),
+            port.unwrap_or(0),
+            coordinator.unwrap_or(false),
+            table.unwrap_or_default(),
+            index.unwrap_or_default(),
+        )
     })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    .collect();
     let nodes: Vec<Node> = placements
         .iter()
         .map(|p| Node {

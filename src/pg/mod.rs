@@ -2,16 +2,16 @@
 //!
 //! - [`datum`]: the `uuid` crate's Uuid as a SQL result
 //! - [`error`]: `ereport` with a SQLSTATE, NULL-argument checks
-//! - [`spi`]: SPI helpers
+//! - [`spi`]: a statement, one value, one row or every row, an SPI failure as an ERROR
 //! - [`present`]: rounding and sizes for results that print well in psql
 //! - [`guc`]: keybench's settings (`keybench.*`)
 //! - [`shmem`]: the shared Snowflake counter (preloaded, or through the DSM registry on 17+)
-//! - `scratch`: text results without a heap allocation per call
+//! - [`scratch`]: text results without a heap allocation per call
 
 pub mod datum;
 pub mod error;
 pub mod guc;
 pub mod present;
-pub(crate) mod scratch;
+pub mod scratch;
 pub mod shmem;
-pub(crate) mod spi;
+pub mod spi;

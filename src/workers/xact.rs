@@ -1,17 +1,18 @@
 //! Transactions and usage: run a closure in its own transaction (an ERROR caught and returned),
-//! the backend's WAL and buffer counters, a relation's block counters and size, the clock.
+//! the backend's WAL and buffer counters, a relation's block counters and size, the clock, the
+//! WAL insert position.
 
 use pgrx::prelude::*;
 use std::panic::AssertUnwindSafe;
 
 /// An ERROR caught in a worker: its message (with its detail) and SQLSTATE.
 #[derive(Debug, Clone)]
-pub(super) struct Failure {
-    pub(super) message: String,
-    pub(super) sqlstate: i32,
+pub struct Failure {
+    pub message: String,
+    pub sqlstate: i32,
 }
 
-pub(super) fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
+pub fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
     use pgrx::pg_sys::panic::CaughtError::*;
     let r = match e {
         PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
@@ -28,7 +29,7 @@ pub(super) fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
 
 /// Run `f` in its own transaction; an ERROR inside is caught, the transaction rolled back, and
 /// the error returned.
-pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
+pub fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
     PgTryBuilder::new(AssertUnwindSafe(move || {
         // SAFETY: only workers call this, between their transactions: it starts one, with a
         // snapshot for the statements of `f`.
@@ -56,12 +57,12 @@ pub(super) fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
 
 /// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
 #[derive(Clone, Copy)]
-pub(super) struct Usage {
-    pub(super) wal: pg_sys::WalUsage,
-    pub(super) buf: pg_sys::BufferUsage,
+pub struct Usage {
+    pub wal: pg_sys::WalUsage,
+    pub buf: pg_sys::BufferUsage,
 }
 
-pub(super) fn usage() -> Usage {
+pub fn usage() -> Usage {
     // SAFETY: plain reads of this backend's own counters (process-local globals).
     unsafe {
         Usage {
@@ -72,7 +73,7 @@ pub(super) fn usage() -> Usage {
 }
 
 /// This transaction's block fetches and hits of one relation, from its pending statistics.
-pub(super) fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
+pub fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
     // SAFETY: the SQL functions pg_stat_get_xact_blocks_fetched(oid) and
     // pg_stat_get_xact_blocks_hit(oid), called with the oid datum they take; they return a bigint.
     let fetched = unsafe {
@@ -89,7 +90,7 @@ pub(super) fn xact_blocks(rel: pg_sys::Oid) -> (i64, i64) {
 }
 
 /// Size of a relation's main fork, as pg_relation_size() (without SPI).
-pub(super) fn relation_size(rel: pg_sys::Oid) -> i64 {
+pub fn relation_size(rel: pg_sys::Oid) -> i64 {
     // SAFETY: the SQL function pg_relation_size(regclass, text), called with the two datums it
     // takes; it returns a bigint (NULL for a relation that is gone).
     unsafe {
@@ -101,12 +102,41 @@ pub(super) fn relation_size(rel: pg_sys::Oid) -> i64 {
     .unwrap_or(0)
 }
 
-pub(super) fn now_ns() -> i64 {
+pub fn now_ns() -> i64 {
     crate::generators::clock::realtime_ns()
 }
 
-pub(super) fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
+pub fn pg_timestamp(ns: i64) -> pgrx::datum::TimestampWithTimeZone {
     (ns / 1000 - crate::generators::uuid::PG_UNIX_EPOCH_OFFSET_US)
         .try_into()
         .expect("the clock is in timestamptz's range")
+}
+
+/// The WAL insert position now (no transaction needed).
+pub fn insert_lsn() -> u64 {
+    // SAFETY: reads the shared WAL insert position under its spinlock; any backend may call it.
+    unsafe { pg_sys::GetXLogInsertRecPtr() }
+}
+
+/// The text form of an LSN, as pg_lsn reads it.
+pub fn lsn_text(lsn: u64) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff)
+}
+
+/// Shared buffers hit, read and dirtied between two readings of [`usage`].
+pub struct Buffers {
+    pub hit: i64,
+    pub read: i64,
+    pub dirtied: i64,
+}
+
+impl Usage {
+    /// What the buffer counters added up since `before`.
+    pub fn buffers_since(&self, before: &Usage) -> Buffers {
+        Buffers {
+            hit: self.buf.shared_blks_hit - before.buf.shared_blks_hit,
+            read: self.buf.shared_blks_read - before.buf.shared_blks_read,
+            dirtied: self.buf.shared_blks_dirtied - before.buf.shared_blks_dirtied,
+        }
+    }
 }

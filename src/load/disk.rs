@@ -5,8 +5,9 @@
 //! a full data or WAL disk stops the whole server (a full pg_wal is a PANIC).
 
 use super::*;
+use crate::kind::KeyType;
 use crate::pg::present::size_pretty;
-use crate::pg::spi::one as spi_one;
+use crate::pg::spi::{one as spi_one, row};
 use pgrx::prelude::*;
 use std::os::unix::fs::MetadataExt;
 
@@ -83,7 +84,7 @@ pub struct Layout {
 /// counted at half full, the least a B-tree leaf holds after a split.
 pub fn estimate(p: &Params, l: Layout, wal: i64, wal_why: String) -> Estimate {
     let kind = p.kind();
-    let ordered = kind == Kind::Bigint || kind.time_ordered();
+    let ordered = kind.insertion_ordered();
     let ff = p.fillfactor as f64 / 100.0;
     let primary_key = btree_bytes(p.rows, l.key, if ordered { ff } else { 0.5 });
     let secondary = if p.shape() == Shape::C {
@@ -185,26 +186,17 @@ pub fn data_dir() -> String {
 /// the database's), checked: it exists, and the caller may create in it. Returns its name and
 /// directory.
 pub fn tablespace() -> (String, String) {
-    let (name, oid, ok): (String, Option<pg_sys::Oid>, bool) = Spi::connect(|c| {
-        let row = c
-            .select(
-                "SELECT s.name, t.oid,
-                        t.oid IS NULL OR t.oid = d.dattablespace OR has_tablespace_privilege(t.oid, 'CREATE')
-                 FROM (SELECT current_setting('default_tablespace') AS name) s
-                 JOIN pg_database d ON d.datname = current_database()
-                 LEFT JOIN pg_tablespace t ON t.spcname = coalesce(nullif(s.name, ''),
-                     (SELECT spcname FROM pg_tablespace WHERE oid = d.dattablespace))",
-                Some(1),
-                &[],
-            )?
-            .first();
-        Ok::<_, pgrx::spi::Error>((
-            row.get::<String>(1)?.unwrap_or_default(),
-            row.get::<pg_sys::Oid>(2)?,
-            row.get::<bool>(3)?.unwrap_or(false),
-        ))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let (name, oid, ok) = row::<(Option<String>, Option<pg_sys::Oid>, Option<bool>)>(
+        "SELECT s.name, t.oid,
+                t.oid IS NULL OR t.oid = d.dattablespace OR has_tablespace_privilege(t.oid, 'CREATE')
+         FROM (SELECT current_setting('default_tablespace') AS name) s
+         JOIN pg_database d ON d.datname = current_database()
+         LEFT JOIN pg_tablespace t ON t.spcname = coalesce(nullif(s.name, ''),
+             (SELECT spcname FROM pg_tablespace WHERE oid = d.dattablespace))",
+        &[],
+    )
+    .unwrap_or_default();
+    let (name, ok) = (name.unwrap_or_default(), ok.unwrap_or(false));
     let Some(oid) = oid else {
         crate::pg::error::raise(RunError::NoTablespace(name));
     };
@@ -223,23 +215,18 @@ pub fn tablespace() -> (String, String) {
 /// wal_keep_size, less what it holds now; with an inactive replication slot, which keeps every
 /// segment from here on, twice the table's estimated bytes (about what a load writes to WAL).
 fn wal_headroom(pg_wal: &str, table_bytes: i64) -> (i64, String) {
-    let (max_wal, keep, inactive): (i64, i64, i64) = Spi::connect(|c| {
-        let row = c
-            .select(
-                "SELECT pg_size_bytes(current_setting('max_wal_size')),
-                        pg_size_bytes(current_setting('wal_keep_size')),
-                        (SELECT count(*) FROM pg_replication_slots WHERE NOT active)",
-                Some(1),
-                &[],
-            )?
-            .first();
-        Ok::<_, pgrx::spi::Error>((
-            row.get::<i64>(1)?.unwrap_or(0),
-            row.get::<i64>(2)?.unwrap_or(0),
-            row.get::<i64>(3)?.unwrap_or(0),
-        ))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let (max_wal, keep, inactive) = row::<(Option<i64>, Option<i64>, Option<i64>)>(
+        "SELECT pg_size_bytes(current_setting('max_wal_size')),
+                pg_size_bytes(current_setting('wal_keep_size')),
+                (SELECT count(*) FROM pg_replication_slots WHERE NOT active)",
+        &[],
+    )
+    .unwrap_or_default();
+    let (max_wal, keep, inactive) = (
+        max_wal.unwrap_or(0),
+        keep.unwrap_or(0),
+        inactive.unwrap_or(0),
+    );
     let now: i64 = std::fs::read_dir(pg_wal)
         .map(|d| {
             d.filter_map(|e| e.ok()?.metadata().ok())
@@ -271,31 +258,24 @@ fn wal_headroom(pg_wal: &str, table_bytes: i64) -> (i64, String) {
 /// A sample row of `p`'s table, measured by the server: the heap tuple (pg_column_size of the
 /// row) and the key's bytes in an index tuple.
 fn layout(p: &Params, ext: &str) -> Layout {
+    // An 8-byte key's size without calling its generator (snowflake_id() may need the preload).
     let key = match p.kind() {
-        Kind::Bigint | Kind::Snowflake => "0::bigint".to_string(),
+        k if k.key_type() == KeyType::Int8 => "0::bigint".to_string(),
         k => k.default_expr(ext),
     };
     let rest = match p.shape() {
         Shape::A | Shape::C => format!(", 0::bigint, now(), repeat('x', {})", p.payload_width),
         Shape::D => format!(", repeat('x', {})", p.payload_width),
     };
-    let (tuple, key): (i64, i64) = Spi::connect(|c| {
-        let row = c
-            .select(
-                &format!(
-                    "SELECT pg_column_size(ROW(k{rest}))::bigint, pg_column_size(ROW(k))::bigint - 24
-                     FROM (SELECT {key} AS k) s"
-                ),
-                Some(1),
-                &[],
-            )?
-            .first();
-        Ok::<_, pgrx::spi::Error>((
-            row.get::<i64>(1)?.unwrap_or(0),
-            row.get::<i64>(2)?.unwrap_or(0),
-        ))
-    })
-    .unwrap_or_else(|e| pgrx::error!("keybench: {e}"));
+    let (tuple, key) = row::<(Option<i64>, Option<i64>)>(
+        &format!(
+            "SELECT pg_column_size(ROW(k{rest}))::bigint, pg_column_size(ROW(k))::bigint - 24
+             FROM (SELECT {key} AS k) s"
+        ),
+        &[],
+    )
+    .unwrap_or_default();
+    let (tuple, key) = (tuple.unwrap_or(0), key.unwrap_or(0));
     Layout { tuple, key }
 }
 

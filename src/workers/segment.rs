@@ -1,21 +1,17 @@
-//! The dynamic shared memory segment between the leader and its workers: its layout ([`Shared`],
-//! one [`Slot`] per worker, the [`Summary`] handed back), the run's states, and waking and
+//! The dynamic shared memory segment between a leader and its workers: the [`Header`] every
+//! workload's segment starts with (one [`Slot`] per worker, the leader, the first error, the
+//! set-up and finish states), the workload's own state after it ([`Segment`]), and waking and
 //! signalling the processes that share it.
 
-use super::counters::Counters;
-use super::read::{ReadParams, BUCKETS};
-use super::reader::{ReadSummary, TOTALS};
-use super::*;
 use pgrx::prelude::*;
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+
+/// The most workers one segment has (and keybench_run's most clients and readers together).
+pub const MAX_WORKERS: usize = 64;
 
 pub const STATE_PENDING: u32 = 0;
 pub const STATE_READY: u32 = 1;
 pub const STATE_FAILED: u32 = 2;
-
-/// What the workers of a segment do: load a table (keybench_run) or read one (keybench_read).
-pub const MODE_LOAD: u32 = 0;
-pub const MODE_READ: u32 = 1;
 
 pub const FINISHED_NO: u32 = 0;
 pub const FINISHED_OK: u32 = 1;
@@ -32,7 +28,7 @@ pub const SLOT_GONE: u32 = 2;
 
 /// The client number of the clean-up worker the leader starts when no worker of a failed run is
 /// left to close it.
-pub const JANITOR: usize = MAX_CLIENTS;
+pub const JANITOR: usize = MAX_WORKERS;
 
 /// The advisory-lock class of keybench's runs: every process that works on a run holds
 /// `pg_advisory_lock_shared(RUN_LOCK_CLASS, lock_key)` for as long as it lives (`lock_key` is in
@@ -40,25 +36,6 @@ pub const JANITOR: usize = MAX_CLIENTS;
 /// has an id). A run marked `running` whose lock is free has been abandoned (a crash, a restart,
 /// a killed worker) and keybench_cleanup() may close it.
 pub const RUN_LOCK_CLASS: i32 = 0x6b62_7275; // "kbru"
-
-/// What the finishing worker hands back to the leader.
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
-pub struct Summary {
-    pub run_id: i64,
-    pub batches: i64,
-    pub elapsed_ms: f64,
-    pub counters: Counters,
-    pub lsn_delta: i64,
-    pub checkpoints: i64,
-    pub heap_bytes: i64,
-    pub index_bytes: i64,
-    pub avg_leaf_density: f64,
-    pub leaf_fragmentation: f64,
-    /// A distributed run whose nodes could not all count their WAL records and full-page
-    /// images (no pg_walinspect, or the role may not use it): those figures are unknown.
-    pub wal_uncounted: bool,
-}
 
 /// One worker's place in the segment. A worker's pid is only ever signalled while `lock` is held,
 /// and a worker clears its pid under the same lock before it exits, so a signal can only reach
@@ -131,12 +108,13 @@ impl Slot {
     }
 }
 
+/// What every segment starts with: who the workers are, what they work for, and how it ends.
+/// Valid when zeroed.
 #[repr(C)]
-pub struct Shared {
-    /// [`MODE_LOAD`] or [`MODE_READ`], set before any worker starts.
-    pub mode: u32,
-    /// A load's parameters; for a read, only `clients` is set.
-    pub params: Params,
+pub struct Header {
+    /// The workload's tag ([`super::Work::TAG`]), which the entry point dispatches on; set
+    /// before any worker starts.
+    pub workload: u32,
     pub database: u32,
     pub user: u32,
     pub ext_schema: [u8; 256],
@@ -148,109 +126,72 @@ pub struct Shared {
     /// Set when the leader detaches: the run is to be abandoned.
     pub leader_gone: AtomicU32,
     pub setup: AtomicU32,
-    pub run_id: AtomicI64,
-    pub index_oid: AtomicU32,
-    /// The streaming standbys the run follows (those connected when the load started; 0: none,
-    /// and the load records nothing of standbys).
-    pub standbys: AtomicU32,
-    /// keybench_replay: the standby's connection string as the caller gave it (in this segment
-    /// only, never in a table), where it is without a password (for keybench.run_replay), the
-    /// schema of dblink, and whether this run has paused its replay and not yet resumed it.
-    pub standby_conninfo: [u8; 2048],
-    pub standby_place: [u8; 512],
-    pub dblink_schema: [u8; 128],
-    pub standby_paused: AtomicU32,
-    pub load_start_ns: AtomicI64,
-    pub next_batch: AtomicI64,
-    pub rows_done: AtomicI64,
     pub workers_left: AtomicU32,
     pub finished: AtomicU32,
     /// One slot per client, and the janitor's last.
-    pub slots: [Slot; MAX_CLIENTS + 1],
+    pub slots: [Slot; MAX_WORKERS + 1],
     pub error_set: AtomicU32,
     pub error_len: AtomicU32,
     /// The SQLSTATE of that error (PostgreSQL's packed form).
     pub error_code: AtomicI32,
     /// Written once, by the worker that wins `error_set`; read after `error_len` is published.
     pub error: std::cell::UnsafeCell<[u8; 1024]>,
-    pub table: [u8; 256],
-    /// The tablespace the caller's session names in default_tablespace (empty: the database's),
-    /// where worker 0 creates the run's table.
-    pub tablespace: [u8; 128],
-    /// The directories whose filesystems the workers watch (one a line), and the free bytes
-    /// under which they stop the load (keybench.min_free_space; 0: no floor).
-    pub watch_paths: [u8; 4096],
-    pub min_free: i64,
-    /// Set by the worker that stopped the load for want of disk space: the table is dropped
-    /// even when kept.
-    pub disk_full: AtomicU32,
-    pub summary: Summary,
-    /// A read's parameters, its id, and the bytes of its pool of keys or window starts, which
-    /// follow this struct in the segment.
-    pub read: ReadParams,
-    pub read_id: AtomicI64,
-    pub pool_bytes: usize,
-    /// The read's totals (ops, rows, buffers hit, read and dirtied, primary-key blocks read and
-    /// hit) and latency histogram, added to by each worker when it is done.
-    pub read_totals: [AtomicI64; TOTALS],
-    pub hist: [AtomicU64; BUCKETS],
-    pub max_ns: AtomicU64,
-    pub sum_ns: AtomicU64,
-    /// The scans of the read's statement, from EXPLAIN (written by worker 0 during set-up).
-    pub plan: [u8; 512],
-    pub read_summary: ReadSummary,
+    /// Bytes after the [`Segment`] (a read's pool of keys).
+    pub trailing_bytes: usize,
 }
 
-pub(super) fn put_str(dst: &mut [u8], s: &str) -> usize {
+/// A workload's segment: the header, the workload's state (plain data and atomics, valid when
+/// zeroed), then `header.trailing_bytes` bytes.
+#[repr(C)]
+pub struct Segment<S> {
+    pub header: Header,
+    pub state: S,
+}
+
+impl<S> Segment<S> {
+    /// The bytes after the segment, as the one process that fills them writes them (before the
+    /// others read them).
+    pub fn trailing_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `trailing`; one process alone writes them, before it publishes them.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                (self as *mut Self).add(1).cast::<u8>(),
+                self.header.trailing_bytes,
+            )
+        }
+    }
+
+    /// The bytes after the segment.
+    pub fn trailing(&self) -> &[u8] {
+        // SAFETY: the leader created the segment `size_of::<Segment<S>>() + trailing_bytes` bytes
+        // long, with this struct at its start (super::leader::drive).
+        unsafe {
+            std::slice::from_raw_parts(
+                (self as *const Self).add(1).cast::<u8>(),
+                self.header.trailing_bytes,
+            )
+        }
+    }
+}
+
+/// Copy `s` into a fixed-size field (cut at its size); returns the bytes written.
+pub fn put_str(dst: &mut [u8], s: &str) -> usize {
     let n = s.len().min(dst.len());
     dst[..n].copy_from_slice(&s.as_bytes()[..n]);
     n
 }
 
-pub(super) fn get_str(src: &[u8]) -> String {
+/// The text of a fixed-size field, up to its first NUL.
+pub fn get_str(src: &[u8]) -> String {
     let end = src.iter().position(|&b| b == 0).unwrap_or(src.len());
     String::from_utf8_lossy(&src[..end]).into_owned()
 }
 
-impl Shared {
+impl Header {
     pub fn ext_schema(&self) -> String {
         get_str(&self.ext_schema)
     }
-    pub fn tablespace(&self) -> String {
-        get_str(&self.tablespace)
-    }
-    pub fn watch_paths(&self) -> Vec<String> {
-        get_str(&self.watch_paths)
-            .lines()
-            .map(str::to_string)
-            .collect()
-    }
-    pub fn table(&self) -> String {
-        get_str(&self.table)
-    }
-    pub fn plan(&self) -> String {
-        get_str(&self.plan)
-    }
-    /// A read's pool, as worker 0 fills it during set-up.
-    pub fn pool_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `pool`; worker 0 alone writes it, before the set-up is published.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                (self as *mut Shared).add(1).cast::<u8>(),
-                self.pool_bytes,
-            )
-        }
-    }
-    /// A read's pool: the `pool_entries` entries of keys or window starts after this struct,
-    /// filled by worker 0 (read.pool_len of them).
-    pub fn pool(&self) -> &[u8] {
-        // SAFETY: the leader created the segment `size_of::<Shared>() + pool_bytes` bytes long,
-        // with this struct at its start, and filled the pool before it started any worker; nobody
-        // writes it afterwards.
-        unsafe {
-            std::slice::from_raw_parts((self as *const Shared).add(1).cast::<u8>(), self.pool_bytes)
-        }
-    }
+
     pub fn error(&self) -> String {
         let n = self.error_len.load(Ordering::Acquire) as usize;
         // SAFETY: the bytes below error_len were written before it was published (Release).
@@ -261,7 +202,7 @@ impl Shared {
     /// Count slot `i`'s departure (once, by whoever comes first: the worker, its exit callback or
     /// the leader); true when that was the last client.
     pub fn depart(&self, i: usize) -> bool {
-        i < MAX_CLIENTS
+        i < MAX_WORKERS
             && self.slots[i].depart()
             && self.workers_left.fetch_sub(1, Ordering::AcqRel) == 1
     }
@@ -279,16 +220,47 @@ impl Shared {
             self.error_len.store(n as u32, Ordering::Release);
         }
     }
-}
 
-pub(super) fn stop_requested(shared: &Shared) -> bool {
-    shared.leader_gone.load(Ordering::Acquire) != 0 || shared.error_set.load(Ordering::Acquire) != 0
+    /// Whether the leader went away or a worker failed: the work is to stop.
+    pub fn stop_requested(&self) -> bool {
+        self.leader_gone.load(Ordering::Acquire) != 0 || self.error_set.load(Ordering::Acquire) != 0
+    }
+
+    /// Whether the leader went away (cancel, timeout, disconnect).
+    pub fn leader_gone(&self) -> bool {
+        self.leader_gone.load(Ordering::Acquire) != 0
+    }
+
+    /// Whether a worker recorded an error.
+    pub fn failed(&self) -> bool {
+        self.error_set.load(Ordering::Acquire) != 0
+    }
+
+    /// Wake the leader and every worker, to look at the shared state again.
+    pub fn wake_all(&self) {
+        wake(self.leader_latch);
+        for slot in &self.slots {
+            wake(slot.latch());
+        }
+    }
+
+    /// Cancel the clients' current statements (SIGINT), each only while it is alive and attached.
+    pub fn cancel_clients(&self) {
+        for slot in &self.slots[..MAX_WORKERS] {
+            // SAFETY: `with_live_pid` holds the slot's lock, which the worker takes to withdraw
+            // its pid before it exits: the pid is the live worker's.
+            slot.with_live_pid(|pid| unsafe {
+                libc::kill(pid, libc::SIGINT);
+            });
+        }
+        self.wake_all();
+    }
 }
 
 /// Sleep on this process's latch for at most `ms` milliseconds (woken early by a SetLatch: the
 /// postmaster when a worker starts or stops, a worker or the leader when the run's state changes),
 /// and reset it. Exits the process if the postmaster dies.
-pub(super) fn wait_on_latch(ms: i64) {
+pub fn wait_on_latch(ms: i64) {
     // SAFETY: this process's own latch.
     unsafe {
         pg_sys::WaitLatch(
@@ -302,7 +274,7 @@ pub(super) fn wait_on_latch(ms: i64) {
 }
 
 /// Wake the process whose latch is at `addr` (0: none yet).
-pub(super) fn wake(addr: usize) {
+pub fn wake(addr: usize) {
     if addr != 0 {
         // SAFETY: process latches live in the main shared memory segment, mapped at the same
         // address in every process of the server; one reused by another process since is only
@@ -311,22 +283,10 @@ pub(super) fn wake(addr: usize) {
     }
 }
 
-/// Wake the leader and every worker, to look at the shared state again.
-pub(super) fn wake_all(shared: &Shared) {
-    wake(shared.leader_latch);
-    for slot in &shared.slots {
-        wake(slot.latch());
-    }
-}
-
-/// Cancel the clients' current statements (SIGINT), each only while it is alive and attached.
-pub(super) fn cancel_clients(shared: &Shared) {
-    for slot in &shared.slots[..MAX_CLIENTS] {
-        // SAFETY: `with_live_pid` holds the slot's lock, which the worker takes to withdraw its
-        // pid before it exits: the pid is the live worker's.
-        slot.with_live_pid(|pid| unsafe {
-            libc::kill(pid, libc::SIGINT);
-        });
-    }
-    wake_all(shared);
+/// A value in a segment that its writer cannot have written (a kind, shape or workload with no
+/// such variant): a bug or a corrupted segment, never to be read as some other value. Panics (an
+/// ERROR in the server).
+#[cold]
+pub fn corrupt(what: &str, v: u8) -> ! {
+    panic!("keybench: a run's parameters hold {what} {v}, which is not a valid {what}")
 }

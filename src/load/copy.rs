@@ -1,7 +1,8 @@
 //! The COPY source: generated rows fed to PostgreSQL's COPY FROM through its data-source callback
 //! (FFI), with the key in the data or from the column default.
 
-use super::*;
+use super::{Params, Shape};
+use crate::kind::Kind;
 use pgrx::prelude::*;
 
 /// Generated COPY text rows: `customer_id\tpayload\n` (or `payload\n` for shape D), served in
@@ -72,33 +73,6 @@ thread_local! {
         std::cell::RefCell::new((CopyRows::default(), None));
 }
 
-/// Append a new key of `kind` in COPY's text format, and a tab.
-pub(super) fn write_key(kind: Kind, line: &mut Vec<u8>) {
-    match kind {
-        Kind::Uuidv7 => {
-            crate::generators::uuid::write_text(&crate::generators::uuid::next_v7(), line)
-        }
-        Kind::Uuidv4 | Kind::Uuidv4Text => {
-            crate::generators::uuid::write_text(&crate::generators::uuid::next_v4(), line)
-        }
-        Kind::UlidUuid => crate::generators::uuid::write_text(
-            &::uuid::Uuid::from_u128(crate::generators::ulid::next_ulid()),
-            line,
-        ),
-        Kind::Ulid => line.extend_from_slice(&crate::generators::ulid::encode(
-            crate::generators::ulid::next_ulid(),
-        )),
-        Kind::Nanoid => crate::generators::nanoid::next_default(line),
-        Kind::Snowflake => line.extend_from_slice(
-            crate::generators::snowflake::next_snowflake()
-                .to_string()
-                .as_bytes(),
-        ),
-        Kind::Bigint | Kind::Uuidv7Native | Kind::GenRandomUuid => {}
-    }
-    line.push(b'\t');
-}
-
 #[pg_guard]
 unsafe extern "C-unwind" fn copy_source(
     outbuf: *mut std::ffi::c_void,
@@ -117,7 +91,7 @@ unsafe extern "C-unwind" fn copy_source(
         let min = minread.max(0) as usize;
         match key {
             Some(kind) => {
-                src.fill_with_key(out, min, |line| write_key(kind, line), &mut number) as i32
+                src.fill_with_key(out, min, |line| kind.write_key(line), &mut number) as i32
             }
             None => src.fill(out, min, number) as i32,
         }
@@ -126,7 +100,7 @@ unsafe extern "C-unwind" fn copy_source(
 
 /// `n` generated rows through COPY FROM, as `COPY table (columns) FROM STDIN` would load them:
 /// the same permission check, the same multi-insert path.
-pub(super) fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
+pub fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
     COPY_SOURCE.with_borrow_mut(|src| {
         *src = (
             CopyRows::new(n, p.shape(), p.payload_width),
@@ -196,5 +170,39 @@ pub(super) fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
     unsafe {
         pg_sys::free_parsestate(pstate);
         pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+    }
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn copy_rows_in_any_pieces() {
+        let mut src = CopyRows::new(3, Shape::A, 4);
+        let mut next = 41u32;
+        let mut all = Vec::new();
+        let mut buf = [0u8; 5];
+        loop {
+            let n = src.fill(&mut buf, 1, || {
+                next += 1;
+                next
+            });
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(
+            String::from_utf8(all).unwrap(),
+            "42\txxxx\n43\txxxx\n44\txxxx\n"
+        );
+        let mut d = CopyRows::new(2, Shape::D, 2);
+        let mut big = [0u8; 64];
+        assert_eq!(d.fill(&mut big, 1, || 0), 6);
+        assert_eq!(&big[..6], b"xx\nxx\n");
+        let mut k = CopyRows::new(2, Shape::D, 1);
+        let n = k.fill_with_key(&mut big, 1, |l| l.extend_from_slice(b"K\t"), &mut || 0);
+        assert_eq!(&big[..n], b"K\tx\nK\tx\n");
     }
 }

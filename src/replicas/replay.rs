@@ -12,13 +12,38 @@
 //! closes it resumes replay before anything else. Only a primary that dies outright leaves it
 //! paused; keybench_cleanup() then resumes it from keybench.run_replay.
 
-use super::shared::*;
-use super::xact::*;
 use crate::pg::error::SqlError;
-use crate::pg::spi::{one as spi_one, run as spi_run};
+use crate::pg::spi::{one as spi_one, row, run as spi_run};
+use crate::workers::segment::get_str;
+use crate::workers::segment::wait_on_latch;
+use crate::workers::xact::*;
+use crate::workers::Header;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// keybench_replay's standby: its connection string as the caller gave it (in this segment only,
+/// never in a table), where it is without a password (for keybench.run_replay), the schema of
+/// dblink, and whether this run has paused its replay and not yet resumed it.
+#[repr(C)]
+pub struct ReplayState {
+    pub conninfo: [u8; 2048],
+    pub place: [u8; 512],
+    pub dblink_schema: [u8; 128],
+    pub paused: AtomicU32,
+}
+
+impl ReplayState {
+    pub fn conninfo(&self) -> String {
+        get_str(&self.conninfo)
+    }
+    pub fn place(&self) -> String {
+        get_str(&self.place)
+    }
+    pub fn dblink_schema(&self) -> String {
+        get_str(&self.dblink_schema)
+    }
+}
 
 /// What keybench_replay refuses before it loads anything.
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +113,7 @@ impl SqlError for ReplayError {
 pub const MAX_CONNINFO: usize = 2000;
 
 /// The schema of dblink in this database, quoted, or the refusal.
-pub(super) fn dblink_schema() -> Result<String, ReplayError> {
+pub fn dblink_schema() -> Result<String, ReplayError> {
     spi_one::<String>(
         "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e
          JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'dblink'",
@@ -105,7 +130,7 @@ fn conn_value(v: &str) -> String {
 /// The standby as it describes itself, checked: a standby of this server whose replay is running
 /// and which the given role may pause. Returns where it is (a connection string without a
 /// password: host or socket directory, port, database, user) for keybench.run_replay.
-pub(super) fn check(conninfo: &str) -> String {
+pub fn check(conninfo: &str) -> String {
     if conninfo.trim().is_empty() {
         crate::pg::error::raise(ReplayError::EmptyConninfo);
     }
@@ -115,9 +140,17 @@ pub(super) fn check(conninfo: &str) -> String {
     let dblink = dblink_schema().unwrap_or_else(|e| crate::pg::error::raise(e));
     // One connection for all of it (dblink's unnamed form connects and disconnects).
     let (in_recovery, pause_state, can_pause, user, db, host, port, sysid, own_sysid) =
-        Spi::connect(|c| {
-            let r = c
-                .select(
+        row::<(
+            Option<bool>,
+            Option<String>,
+            Option<bool>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        )>(
                     &format!(
                         "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
                          FROM {dblink}.dblink($1, $q$
@@ -134,24 +167,9 @@ pub(super) fn check(conninfo: &str) -> String {
                          $q$) AS r(in_recovery bool, pause_state text, can_pause bool, usr text, db text, host text,
                                   port text, sysid text)"
                     ),
-                    Some(1),
-                    &[conninfo.into()],
-                )?
-                .first();
-            let t = |i: usize| r.get::<String>(i);
-            Ok::<_, pgrx::spi::Error>((
-                r.get::<bool>(1)?,
-                t(2)?,
-                r.get::<bool>(3)?,
-                t(4)?,
-                t(5)?,
-                t(6)?,
-                t(7)?,
-                t(8)?,
-                t(9)?,
-            ))
-        })
-        .unwrap_or_else(|e| pgrx::error!("keybench_replay: {e}"));
+            &[conninfo.into()],
+        )
+        .unwrap_or_default();
     let (user, db, host, port) = (
         user.unwrap_or_default(),
         db.unwrap_or_default(),
@@ -209,19 +227,13 @@ thread_local! {
 }
 
 /// This worker's named dblink connection to the standby (opened once per process).
-fn connect(shared: &Shared) -> String {
+fn connect(r: &ReplayState) -> String {
     // SAFETY: reading this process's pid.
     let name = format!("keybench_replay_{}", unsafe { pg_sys::MyProcPid });
     if !CONNECTED.get() {
         spi_run(
-            &format!(
-                "SELECT {}.dblink_connect($1, $2)",
-                get_str(&shared.dblink_schema)
-            ),
-            &[
-                name.clone().into(),
-                get_str(&shared.standby_conninfo).into(),
-            ],
+            &format!("SELECT {}.dblink_connect($1, $2)", r.dblink_schema()),
+            &[name.clone().into(), r.conninfo().into()],
         );
         CONNECTED.set(true);
     }
@@ -229,9 +241,9 @@ fn connect(shared: &Shared) -> String {
 }
 
 /// `sql` on the standby (one text column, one row), through this worker's connection.
-fn remote(shared: &Shared, sql: &str) -> Option<String> {
-    let name = connect(shared);
-    let dblink = get_str(&shared.dblink_schema);
+fn remote(r: &ReplayState, sql: &str) -> Option<String> {
+    let name = connect(r);
+    let dblink = r.dblink_schema();
     spi_one::<String>(
         &format!("SELECT t FROM {dblink}.dblink($1, $2) AS r(t text)"),
         &[name.into(), sql.into()],
@@ -240,11 +252,11 @@ fn remote(shared: &Shared, sql: &str) -> Option<String> {
 
 /// Worker 0, once the run's row exists and before the load starts: check again that nobody has
 /// paused the standby meanwhile, record the pause in keybench.run_replay (committed), then pause.
-pub(super) fn pause(shared: &Shared, run_id: i64) -> Result<(), Failure> {
-    let standby = get_str(&shared.standby_place);
+pub fn pause(r: &ReplayState, run_id: i64) -> Result<(), Failure> {
+    let standby = r.place();
     in_transaction(|| {
         let state =
-            remote(shared, "SELECT pg_catalog.pg_get_wal_replay_pause_state()").unwrap_or_default();
+            remote(r, "SELECT pg_catalog.pg_get_wal_replay_pause_state()").unwrap_or_default();
         if state != "not paused" {
             crate::pg::error::raise(ReplayError::AlreadyPaused(
                 format!("the standby ({standby})"),
@@ -257,27 +269,24 @@ pub(super) fn pause(shared: &Shared, run_id: i64) -> Result<(), Failure> {
         );
     })?;
     // Set before the pause is asked for: from here on, however the run ends, it is resumed.
-    shared.standby_paused.store(1, Ordering::Release);
+    r.paused.store(1, Ordering::Release);
     in_transaction(|| {
-        remote(shared, "SELECT pg_catalog.pg_wal_replay_pause()::text");
+        remote(r, "SELECT pg_catalog.pg_wal_replay_pause()::text");
     })
 }
 
 /// The standby's version (server_version_num).
-fn remote_version(shared: &Shared) -> i32 {
-    remote(
-        shared,
-        "SELECT pg_catalog.current_setting('server_version_num')",
-    )
-    .and_then(|v| v.parse().ok())
-    .unwrap_or(0)
+fn remote_version(r: &ReplayState) -> i32 {
+    remote(r, "SELECT pg_catalog.current_setting('server_version_num')")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// The blocks the standby's startup process has read, where the standby shows them
 /// (pg_stat_io, PostgreSQL 16 and later).
-fn startup_reads(shared: &Shared) -> Option<i64> {
+fn startup_reads(r: &ReplayState) -> Option<i64> {
     remote(
-        shared,
+        r,
         "SELECT coalesce(sum(reads), 0)::text FROM pg_catalog.pg_stat_io
          WHERE backend_type = 'startup' AND object = 'relation'",
     )
@@ -287,13 +296,13 @@ fn startup_reads(shared: &Shared) -> Option<i64> {
 /// The startup process's reads once its statistics have settled: it reports them to pg_stat_io
 /// from time to time, not as it reads, so the count is read every 100 ms until two readings in a
 /// row agree (at most 3 s).
-fn settled_startup_reads(shared: &Shared) -> Result<Option<i64>, Failure> {
-    let mut last = in_transaction(|| startup_reads(shared))?;
+fn settled_startup_reads(r: &ReplayState) -> Result<Option<i64>, Failure> {
+    let mut last = in_transaction(|| startup_reads(r))?;
     let mut same = 0;
     for _ in 0..30 {
         wait_on_latch(100);
         pg_sys::check_for_interrupts!();
-        let now = in_transaction(|| startup_reads(shared))?;
+        let now = in_transaction(|| startup_reads(r))?;
         same = if now == last { same + 1 } else { 0 };
         last = now;
         if same >= 2 {
@@ -306,19 +315,20 @@ fn settled_startup_reads(shared: &Shared) -> Result<Option<i64>, Failure> {
 /// Poll `cond` (SQL on the standby returning true or false) every `every_ms` until it is true
 /// (the milliseconds since `from_ns`), the deadline passes or the run is stopped (None).
 fn poll_until(
-    shared: &Shared,
+    h: &Header,
+    r: &ReplayState,
     cond: &str,
     every_ms: i64,
     from_ns: i64,
     deadline_ns: i64,
 ) -> Result<Option<f64>, Failure> {
     loop {
-        let done = in_transaction(|| remote(shared, cond))?;
+        let done = in_transaction(|| remote(r, cond))?;
         let now = now_ns();
         if done.as_deref() == Some("true") {
             return Ok(Some((now - from_ns) as f64 / 1e6));
         }
-        if now >= deadline_ns || shared.leader_gone.load(Ordering::Acquire) != 0 {
+        if now >= deadline_ns || h.leader_gone() {
             return Ok(None);
         }
         if every_ms > 0 {
@@ -331,42 +341,44 @@ fn poll_until(
 /// The last worker out of a load that ended well: wait until the standby has received the WAL up
 /// to the end of the load, resume replay and time it until it passes that LSN; the standby's
 /// reads meanwhile where it shows them. Into keybench.run_replay.
-pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64) {
-    let timeout_ns = i64::from(shared.params.standby_timeout) * 1_000_000_000;
-    let end = super::standby::lsn_text(lsn_end);
-    let r: Result<(), Failure> = (|| {
+pub fn finish(h: &Header, r: &ReplayState, run_id: i64, lsn_end: u64, timeout_s: i32) {
+    let timeout_ns = i64::from(timeout_s) * 1_000_000_000;
+    let end = lsn_text(lsn_end);
+    let timed: Result<(), Failure> = (|| {
         let t = now_ns();
         let received = poll_until(
-            shared,
+            h,
+            r,
             &format!("SELECT (pg_catalog.pg_last_wal_receive_lsn() >= '{end}'::pg_lsn)::text"),
             5,
             t,
             t + timeout_ns,
         )?;
         let Some(receive_ms) = received else {
-            resume(shared, run_id, "resumed without timing: the standby had not received the end of the load within standby_timeout");
+            resume(r, run_id, "resumed without timing: the standby had not received the end of the load within standby_timeout");
             return Ok(());
         };
-        let version = in_transaction(|| remote_version(shared))?;
+        let version = in_transaction(|| remote_version(r))?;
         let before = if version >= 160000 {
-            in_transaction(|| startup_reads(shared))?
+            in_transaction(|| startup_reads(r))?
         } else {
             None
         };
         let t0 = now_ns();
         in_transaction(|| {
-            remote(shared, "SELECT pg_catalog.pg_wal_replay_resume()::text");
+            remote(r, "SELECT pg_catalog.pg_wal_replay_resume()::text");
         })?;
-        shared.standby_paused.store(0, Ordering::Release);
+        r.paused.store(0, Ordering::Release);
         let replayed = poll_until(
-            shared,
+            h,
+            r,
             &format!("SELECT (pg_catalog.pg_last_wal_replay_lsn() >= '{end}'::pg_lsn)::text"),
             0,
             t0,
             t0 + timeout_ns,
         )?;
         let after = if version >= 160000 {
-            settled_startup_reads(shared)?
+            settled_startup_reads(r)?
         } else {
             None
         };
@@ -379,7 +391,7 @@ pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64) {
             Some(_) => reads_note,
             None => Some(format!(
                 "incomplete: replay had not passed the end of the load within standby_timeout ({} s){}",
-                shared.params.standby_timeout,
+                timeout_s,
                 reads_note.map(|n| format!("; {n}")).unwrap_or_default()
             )),
         };
@@ -399,25 +411,25 @@ pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64) {
             )
         })
     })();
-    if let Err(e) = r {
-        resume(shared, run_id, &format!("timing failed: {}", e.message));
+    if let Err(e) = timed {
+        resume(r, run_id, &format!("timing failed: {}", e.message));
     }
 }
 
 /// Resume replay if this run paused it and has not resumed it yet (a stopped or failed run, or a
 /// timing that failed); `why` goes into keybench.run_replay's note. Tried three times; a standby
 /// that cannot be reached stays recorded as paused, for keybench_cleanup().
-pub(super) fn resume(shared: &Shared, run_id: i64, why: &str) {
-    if shared.standby_paused.load(Ordering::Acquire) == 0 {
+pub fn resume(r: &ReplayState, run_id: i64, why: &str) {
+    if r.paused.load(Ordering::Acquire) == 0 {
         return;
     }
     let mut last = String::new();
     for _ in 0..3 {
         match in_transaction(|| {
-            remote(shared, "SELECT pg_catalog.pg_wal_replay_resume()::text");
+            remote(r, "SELECT pg_catalog.pg_wal_replay_resume()::text");
         }) {
             Ok(()) => {
-                shared.standby_paused.store(0, Ordering::Release);
+                r.paused.store(0, Ordering::Release);
                 let _ = in_transaction(|| {
                     spi_run(
                         "UPDATE keybench.run_replay SET resumed_at = clock_timestamp(), note = $2 WHERE run_id = $1",
@@ -454,10 +466,10 @@ mod unit_tests {
 
     #[test]
     fn lsns_print_as_pg_lsn_reads_them() {
-        assert_eq!(super::super::standby::lsn_text(0), "0/0");
-        assert_eq!(super::super::standby::lsn_text(0x1_6B37_4D48), "1/6B374D48");
+        assert_eq!(crate::workers::xact::lsn_text(0), "0/0");
+        assert_eq!(crate::workers::xact::lsn_text(0x1_6B37_4D48), "1/6B374D48");
         assert_eq!(
-            super::super::standby::lsn_text(u64::MAX),
+            crate::workers::xact::lsn_text(u64::MAX),
             "FFFFFFFF/FFFFFFFF"
         );
     }

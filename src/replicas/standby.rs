@@ -9,26 +9,15 @@
 //! pg_read_all_stats: for other callers those figures are NULL, with the reason in `note`, never
 //! zeros.
 
-use super::shared::*;
-use super::xact::*;
 use crate::pg::spi::run as spi_run;
+use crate::workers::segment::wait_on_latch;
+use crate::workers::xact::*;
+use crate::workers::Header;
 use pgrx::prelude::*;
-use std::sync::atomic::Ordering;
 
 /// Why lag figures are unknown for a caller without pg_read_all_stats.
 const HIDDEN: &str = "unknown: pg_stat_replication shows a standby's LSNs and lag only to roles \
     with the privileges of pg_read_all_stats (GRANT pg_read_all_stats TO the role)";
-
-/// The text form of an LSN, as pg_lsn reads it.
-pub(super) fn lsn_text(lsn: u64) -> String {
-    format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff)
-}
-
-/// The WAL insert position now (no transaction needed).
-pub(super) fn insert_lsn() -> u64 {
-    // SAFETY: reads the shared WAL insert position under its spinlock; any backend may call it.
-    unsafe { pg_sys::GetXLogInsertRecPtr() }
-}
 
 /// `lsn - col` in bytes, not below 0 (a standby may already be past the batch's end, replaying
 /// other sessions' WAL), NULL where the column is hidden from the caller.
@@ -41,7 +30,7 @@ fn behind(col: &str, lsn: &str) -> String {
 /// Worker 0, in its set-up transaction once the load's start LSN is recorded: follow the physical
 /// streaming standbys connected now (walsenders of no database: logical ones are left out).
 /// Returns how many.
-pub(super) fn follow(run_id: i64) -> u32 {
+pub fn follow(run_id: i64) -> u32 {
     // No INSERT at all without standbys: a role granted only what a run needs on a server without
     // them may not write keybench.run_standbys.
     let any = crate::pg::spi::one::<bool>(
@@ -69,7 +58,7 @@ pub(super) fn follow(run_id: i64) -> u32 {
 
 /// A batch's row: each followed standby's distance behind the batch's end LSN (sent, flushed,
 /// replayed) and pg_stat_replication's replay_lag, sampled when the batch is recorded.
-pub(super) fn record_batch(run_id: i64, batch: i64, end_lsn: u64) {
+pub fn record_batch(run_id: i64, batch: i64, end_lsn: u64) {
     spi_run(
         &format!(
             "INSERT INTO keybench.batch_standby_lag (run_id, batch, walsender_pid, lsn, sent_lag_bytes,
@@ -87,15 +76,26 @@ pub(super) fn record_batch(run_id: i64, batch: i64, end_lsn: u64) {
     );
 }
 
+/// The load whose cost [`finish`] measures.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    /// When it started and ended (the clock's nanoseconds), and the WAL insert position at its end.
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub lsn_end: u64,
+    /// Whether to wait for the standbys to replay up to `lsn_end`, at most `timeout_s` seconds.
+    pub wait: bool,
+    pub timeout_s: i32,
+}
+
 /// The last worker out, when the load has ended (`lsn_end`, `load_end_ns`) and before anything
 /// else: each followed standby's lag at the end of the load, whether it stayed connected, and
 /// (with `wait_for_standbys`) the time it took to replay up to `lsn_end`, polled every 10 ms
 /// for at most `standby_timeout` seconds; then the largest lag seen and the replay rate. Errors
 /// here do not fail the run: they are recorded in the standbys' `note`.
-pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64, load_end_ns: i64) {
-    let p = shared.params;
-    let end = lsn_text(lsn_end);
-    let load_ms = (load_end_ns - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+pub fn finish(h: &Header, run_id: i64, load: Load) {
+    let end = lsn_text(load.lsn_end);
+    let load_ms = (load.end_ns - load.start_ns) as f64 / 1e6;
     let r = in_transaction(|| {
         spi_run(
             &format!(
@@ -122,41 +122,19 @@ pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64, load_end_ns: i6
     if let Err(e) = r {
         return note_failure(run_id, &e.message);
     }
-    if p.wait_for_standbys {
-        if let Err(e) = wait(shared, run_id, &end, load_end_ns) {
+    if load.wait {
+        if let Err(e) = wait(h, run_id, &end, load.end_ns, load.timeout_s) {
             return note_failure(run_id, &e.message);
         }
     }
     let r = in_transaction(|| {
         spi_run(
-            "UPDATE keybench.run_standbys r SET
-                 waited = $3,
-                 max_replay_lag_bytes = greatest((SELECT max(l.replay_lag_bytes) FROM keybench.batch_standby_lag l
-                                                  WHERE l.run_id = r.run_id AND l.walsender_pid = r.walsender_pid),
-                                                 r.end_replay_lag_bytes),
-                 max_replay_lag_ms = greatest((SELECT max(l.replay_lag_ms) FROM keybench.batch_standby_lag l
-                                               WHERE l.run_id = r.run_id AND l.walsender_pid = r.walsender_pid),
-                                              r.end_replay_lag_ms),
-                 -- Replayed from the load's start to its end LSN, over the load and the catch-up;
-                 -- without a catch-up time, what it had replayed when the load ended, over the load.
-                 replay_bytes_per_sec = CASE
-                     WHEN r.catchup_ms IS NOT NULL
-                     THEN pg_catalog.pg_wal_lsn_diff(r.lsn_end, ru.lsn_start)::float8 / (($2 + r.catchup_ms) / 1000)
-                     WHEN r.replay_lsn_end IS NOT NULL AND $2 > 0
-                     THEN greatest(pg_catalog.pg_wal_lsn_diff(r.replay_lsn_end, ru.lsn_start), 0)::float8 / ($2 / 1000) END,
-                 replay_rows_per_sec = CASE WHEN r.catchup_ms IS NOT NULL
-                     THEN ru.rows / (($2 + r.catchup_ms) / 1000) END,
-                 note = CASE
-                     WHEN r.note IS NOT NULL OR r.catchup_ms IS NOT NULL THEN r.note
-                     WHEN NOT $3 THEN 'catch-up not measured: it had not replayed up to the end of the load when the load ended, and the run did not wait (wait_for_standbys => false)'
-                     ELSE 'incomplete: it had not replayed up to the end of the load within standby_timeout (' || $4 || ' s)' END
-             FROM keybench.runs ru
-             WHERE r.run_id = $1 AND ru.run_id = $1",
+            include_str!("../../sql/queries/standby_end.sql"),
             &[
                 run_id.into(),
                 load_ms.into(),
-                p.wait_for_standbys.into(),
-                p.standby_timeout.into(),
+                load.wait.into(),
+                load.timeout_s.into(),
             ],
         );
     });
@@ -168,8 +146,14 @@ pub(super) fn finish(shared: &Shared, run_id: i64, lsn_end: u64, load_end_ns: i6
 /// Poll pg_stat_replication until every followed standby still connected has replayed past
 /// `end`, or `standby_timeout` seconds have passed since the load ended, or the run is stopped;
 /// each standby's catch-up time is recorded as it comes.
-fn wait(shared: &Shared, run_id: i64, end: &str, load_end_ns: i64) -> Result<(), Failure> {
-    let deadline = load_end_ns + i64::from(shared.params.standby_timeout) * 1_000_000_000;
+fn wait(
+    h: &Header,
+    run_id: i64,
+    end: &str,
+    load_end_ns: i64,
+    timeout_s: i32,
+) -> Result<(), Failure> {
+    let deadline = load_end_ns + i64::from(timeout_s) * 1_000_000_000;
     loop {
         // One short transaction per poll: pg_stat_activity is read afresh in each.
         let pending: i64 = in_transaction(|| {
@@ -195,7 +179,7 @@ fn wait(shared: &Shared, run_id: i64, end: &str, load_end_ns: i64) -> Result<(),
         if pending == 0 || now_ns() >= deadline {
             return Ok(());
         }
-        if stop_requested(shared) {
+        if h.stop_requested() {
             // The caller is gone: the run closes as cancelled, whatever the standbys do.
             return Ok(());
         }

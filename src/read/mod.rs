@@ -1,7 +1,18 @@
-//! keybench_read's parameters, its statements and its latency histogram (pure Rust, unit tested).
+//! keybench_read: read the table of a kept run from background workers ([`crate::workers`]:
+//! the segment, the leader's checks and wait, cancellation, the clean-up on failure), and the
+//! readers that time lookups while keybench_run loads a table.
 //!
-//! keybench_read reads the table of a kept run from background workers, with the run machinery
-//! (the shared segment, the leader's checks and wait, cancellation, the clean-up on failure): the
+//! This file holds the read's parameters, their validation, its statements and its errors (pure
+//! Rust, unit tested); the rest:
+//!
+//! - [`api`]: keybench_read, and the calling backend's checks before its workers start
+//! - [`state`]: the read's state in the segment, and the summary handed back
+//! - [`reader`]: the read's workers: set-up (the pool of keys, what the workload creates, the
+//!   plan), the timed operations, the figures
+//! - [`histogram`]: the latency histogram and its quantiles
+//! - [`during_load`]: readers next to a load (keybench_run's `readers`)
+//!
+//! The read: the
 //! leader samples the keys (or the start times of the windows) into the segment, worker 0 writes
 //! the row in keybench.reads and creates what the workload needs (the child table of `join`, an
 //! index on created_at), every worker runs operations until `ops` are done, and the last one out
@@ -19,7 +30,17 @@
 //! `recent`), with no per-lookup scan and no bias towards any part of the index; the one scan is
 //! before the clock starts.
 
-use super::Kind;
+use crate::kind::{KeyType, Kind};
+use crate::pg::error::SqlError;
+use crate::workers::segment::corrupt;
+use crate::workers::MAX_WORKERS;
+use pgrx::PgSqlErrorCode;
+
+pub mod api;
+pub mod during_load;
+pub mod histogram;
+pub mod reader;
+pub mod state;
 
 /// At most this many keys (or window starts) are sampled per call: 1,048,576 (at most 40 MiB of
 /// shared memory for text keys).
@@ -94,76 +115,15 @@ pub fn workload_names() -> String {
     WORKLOADS.map(|w| w.name()).join(", ")
 }
 
-/// How a key travels from the pool to the statement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyType {
-    Int8,
-    Uuid,
-    Text,
-}
-
 /// Bytes per pool entry of a text key: a length byte and up to 39 bytes.
 pub const TEXT_SLOT: usize = 40;
 
-impl KeyType {
-    pub fn of(kind: Kind) -> KeyType {
-        match kind {
-            Kind::Bigint | Kind::Snowflake => KeyType::Int8,
-            Kind::Uuidv7
-            | Kind::Uuidv4
-            | Kind::Uuidv7Native
-            | Kind::GenRandomUuid
-            | Kind::UlidUuid => KeyType::Uuid,
-            Kind::Ulid | Kind::Nanoid | Kind::Uuidv4Text => KeyType::Text,
-        }
-    }
-
-    pub fn slot(self) -> usize {
-        match self {
-            KeyType::Int8 => 8,
-            KeyType::Uuid => 16,
-            KeyType::Text => TEXT_SLOT,
-        }
-    }
-
-    pub fn sql(self) -> &'static str {
-        match self {
-            KeyType::Int8 => "bigint",
-            KeyType::Uuid => "uuid",
-            KeyType::Text => "text",
-        }
-    }
-}
-
-impl Kind {
-    /// Whether the key carries its creation time (so that a time window is a key range).
-    pub fn time_ordered(self) -> bool {
-        matches!(
-            self,
-            Kind::Uuidv7 | Kind::Uuidv7Native | Kind::Snowflake | Kind::Ulid | Kind::UlidUuid
-        )
-    }
-
-    /// The time in the key, as SQL over column `id` (time-ordered kinds only).
-    pub fn key_time(self, ext: &str) -> Option<String> {
-        Some(match self {
-            Kind::Uuidv7 | Kind::Uuidv7Native => format!("{ext}.uuid_extract_timestamp(id)"),
-            Kind::Ulid => format!("{ext}.ulid_extract_timestamp(id)"),
-            Kind::UlidUuid => format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(id))"),
-            Kind::Snowflake => format!("{ext}.snowflake_timestamp(id)"),
-            _ => return None,
-        })
-    }
-
-    /// The name of the function giving the smallest key of a millisecond (time-ordered kinds).
-    fn floor_function(self) -> Option<&'static str> {
-        Some(match self {
-            Kind::Uuidv7 | Kind::Uuidv7Native => "uuidv7_floor",
-            Kind::Ulid => "ulid_floor",
-            Kind::UlidUuid => "ulid_uuid_floor",
-            Kind::Snowflake => "snowflake_floor",
-            _ => return None,
-        })
+/// Bytes per pool entry of a key of type `t`.
+pub fn key_slot(t: KeyType) -> usize {
+    match t {
+        KeyType::Int8 => 8,
+        KeyType::Uuid => 16,
+        KeyType::Text => TEXT_SLOT,
     }
 }
 
@@ -193,6 +153,49 @@ pub enum ReadError {
         "a key of run {0} is {1} bytes long; keybench_read takes text keys of at most 39 bytes"
     )]
     LongKey(i64, usize),
+    #[error("clients must be between 1 and {MAX_WORKERS}, not {0}")]
+    Clients(i32),
+    #[error(transparent)]
+    UnknownKind(crate::kind::UnknownKind),
+}
+
+impl SqlError for ReadError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        use PgSqlErrorCode::*;
+        match self {
+            ReadError::NoTable(_) => ERRCODE_UNDEFINED_OBJECT,
+            ReadError::Empty(..) | ReadError::NoTime(..) => {
+                ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+            }
+            ReadError::LongKey(..) => ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+            _ => ERRCODE_INVALID_PARAMETER_VALUE,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            ReadError::Workload(_) => Some(format!("Valid workloads are: {}.", workload_names())),
+            ReadError::WindowBy(_) => Some(
+                "key: a time range of the key (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake); \
+                 created_at: a range of the created_at column, through an index keybench_read makes; \
+                 NULL (the default): the key where it holds its time, else created_at."
+                    .into(),
+            ),
+            ReadError::NoKeyTime(_) => Some(
+                "Use window_by => 'created_at', or a time-ordered kind: uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake."
+                    .into(),
+            ),
+            ReadError::NoTable(_) => Some(
+                "keybench_read reads the table of a finished run made with keep => true, whose table still exists."
+                    .into(),
+            ),
+            ReadError::NoTime(..) => Some(
+                "Windows need the key's time (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake) or a created_at column (shapes a and c)."
+                    .into(),
+            ),
+            ReadError::UnknownKind(e) => e.hint(),
+            _ => None,
+        }
+    }
 }
 
 /// Where keybench_read's `recent` finds the newest rows ([`ReadParams::recent_by`]).
@@ -253,21 +256,14 @@ pub fn validate_read(
     hot_fraction: f64,
     window_us: i64,
     children: i32,
-) -> Result<(Workload, i64), super::RunError> {
-    let w = Workload::parse(workload)
-        .ok_or_else(|| ReadError::Workload(workload.into()))
-        .map_err(super::RunError::Read)?;
-    let check = |ok: bool, e: ReadError| {
-        if ok {
-            Ok(())
-        } else {
-            Err(super::RunError::Read(e))
-        }
-    };
+) -> Result<(Workload, i64), ReadError> {
+    let w = Workload::parse(workload).ok_or_else(|| ReadError::Workload(workload.into()))?;
+    let check = |ok: bool, e: ReadError| if ok { Ok(()) } else { Err(e) };
     check((1..=MAX_OPS).contains(&ops), ReadError::Ops(ops))?;
-    if !(1..=super::MAX_CLIENTS as i32).contains(&clients) {
-        return Err(super::RunError::Clients(clients));
-    }
+    check(
+        (1..=MAX_WORKERS as i32).contains(&clients),
+        ReadError::Clients(clients),
+    )?;
     check(
         hot_fraction > 0.0 && hot_fraction <= 1.0,
         ReadError::HotFraction(hot_fraction.to_string()),
@@ -285,21 +281,20 @@ pub fn validate_read(
 
 impl ReadParams {
     pub fn workload(&self) -> Workload {
-        Workload::from_u8(self.workload)
-            .unwrap_or_else(|| super::corrupt("workload", self.workload))
+        Workload::from_u8(self.workload).unwrap_or_else(|| corrupt("workload", self.workload))
     }
     pub fn kind(&self) -> Kind {
-        Kind::from_u8(self.kind).unwrap_or_else(|| super::corrupt("kind", self.kind))
+        Kind::from_u8(self.kind).unwrap_or_else(|| corrupt("kind", self.kind))
     }
     pub fn key_type(&self) -> KeyType {
-        KeyType::of(self.kind())
+        self.kind().key_type()
     }
     /// Bytes per pool entry.
     pub fn slot(&self) -> usize {
         if self.workload().windows() {
             8
         } else {
-            self.key_type().slot()
+            key_slot(self.key_type())
         }
     }
     /// Whether windows are primary-key ranges (time-ordered keys) rather than created_at ranges.
@@ -317,7 +312,7 @@ impl ReadParams {
     /// keybench_reload shuffle.
     pub fn recent_by(&self) -> RecentBy {
         let k = self.kind();
-        if k.time_ordered() || k == Kind::Bigint {
+        if k.insertion_ordered() {
             RecentBy::Key
         } else if self.has_created_at {
             RecentBy::CreatedAt
@@ -449,108 +444,9 @@ impl ReadParams {
     }
 }
 
-/// The latency histogram: log-linear buckets over nanoseconds, 32 per power of two (values below
-/// 64 ns exact), so a percentile is within 1.6% of the true value; 1,408 buckets whatever the
-/// number of operations (up to 2^47 ns, 39 hours; longer ones count in the last bucket).
-pub const SUB_BITS: u32 = 5;
-const SUB: u64 = 1 << SUB_BITS;
-const LINEAR: u64 = 2 * SUB;
-const MAX_EXP: u32 = 47;
-pub const BUCKETS: usize = (LINEAR + (MAX_EXP as u64 + 1 - (SUB_BITS + 1) as u64) * SUB) as usize;
-
-pub fn bucket_of(ns: u64) -> usize {
-    if ns < LINEAR {
-        return ns as usize;
-    }
-    let e = 63 - ns.leading_zeros();
-    if e > MAX_EXP {
-        return BUCKETS - 1;
-    }
-    let m = (ns >> (e - SUB_BITS)) & (SUB - 1);
-    (LINEAR + (e - SUB_BITS - 1) as u64 * SUB + m) as usize
-}
-
-/// The middle of bucket `b`'s range, in nanoseconds.
-pub fn bucket_value(b: usize) -> f64 {
-    let b = b as u64;
-    if b < LINEAR {
-        return b as f64;
-    }
-    let e = (b - LINEAR) / SUB + SUB_BITS as u64 + 1;
-    let m = (b - LINEAR) % SUB;
-    let width = 1u64 << (e - SUB_BITS as u64);
-    ((SUB + m) * width) as f64 + (width as f64 - 1.0) / 2.0
-}
-
-/// The `q` quantile (0 < q <= 1) of the counts: the value of the bucket holding the
-/// ceil(q * n)-th smallest observation; None when there are none.
-pub fn quantile(counts: &[u64], q: f64) -> Option<f64> {
-    let n: u64 = counts.iter().sum();
-    if n == 0 {
-        return None;
-    }
-    let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
-    let mut seen = 0;
-    for (b, &c) in counts.iter().enumerate() {
-        seen += c;
-        if seen >= rank {
-            return Some(bucket_value(b));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod unit_tests {
     use super::*;
-
-    #[test]
-    fn buckets_are_monotonic_and_precise() {
-        assert_eq!(BUCKETS, 1408);
-        let mut last = 0;
-        let mut v: u64 = 0;
-        while v < (1u64 << 48) {
-            let b = bucket_of(v);
-            assert!(b >= last, "bucket of {v} went back");
-            assert!(b < BUCKETS);
-            last = b;
-            let mid = bucket_value(b);
-            assert!(
-                (mid - v as f64).abs() <= v as f64 / 64.0 + 0.5,
-                "{v} reported as {mid}"
-            );
-            v = v + 1 + v / 97;
-        }
-        assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
-        for b in 0..BUCKETS {
-            assert_eq!(bucket_of(bucket_value(b) as u64), b);
-        }
-    }
-
-    #[test]
-    fn quantiles() {
-        let mut counts = vec![0u64; BUCKETS];
-        assert_eq!(quantile(&counts, 0.5), None);
-        // 1..=1000 microseconds, once each.
-        for us in 1..=1000u64 {
-            counts[bucket_of(us * 1000)] += 1;
-        }
-        for (q, want) in [
-            (0.5, 500_000.0),
-            (0.95, 950_000.0),
-            (0.99, 990_000.0),
-            (1.0, 1_000_000.0),
-        ] {
-            let got = quantile(&counts, q).unwrap();
-            assert!(
-                (got - want).abs() / want < 1.0 / 64.0,
-                "q{q}: {got} vs {want}"
-            );
-        }
-        let mut one = vec![0u64; BUCKETS];
-        one[bucket_of(40)] = 3;
-        assert_eq!(quantile(&one, 0.99), Some(40.0));
-    }
 
     fn rp(workload: Workload, kind: Kind, has_created_at: bool) -> ReadParams {
         ReadParams {
@@ -702,7 +598,7 @@ mod unit_tests {
         assert!(validate_read("Point", 1, 1, 0.01, 1, 1).is_ok());
         assert!(matches!(
             validate_read("points", 1, 1, 0.01, 1, 1),
-            Err(super::super::RunError::Read(ReadError::Workload(_)))
+            Err(ReadError::Workload(_))
         ));
         assert!(validate_read("point", 0, 1, 0.01, 1, 1).is_err());
         assert!(validate_read("point", 1, 0, 0.01, 1, 1).is_err());

@@ -1,52 +1,53 @@
-//! keybench_read's workers: worker 0 sets the read up (its row in keybench.reads, the child
+//! keybench_read's workers ([`Read`], its [`Work`]): worker 0 sets the read up (its row in keybench.reads, the child
 //! table of `join`, an index on created_at where a window needs one, the plan), every worker runs
 //! operations, and the last one out writes the figures and drops what was created unless kept.
 
-use super::read::*;
-use super::shared::*;
-use super::xact::*;
-use super::RunError;
+use super::histogram::{bucket_of, histogram_json, quantile, BUCKETS};
+use super::state::*;
+use super::*;
 use crate::pg::error::raise;
+use crate::pg::spi::OrError;
 use crate::pg::spi::{one as spi_one, run as spi_run};
+use crate::workers::segment::*;
+use crate::workers::worker::{close_stopped, set_guc};
+use crate::workers::xact::*;
+use crate::workers::{Segment, Work};
 use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
 use pgrx::prelude::*;
 use pgrx::PgOid;
 use std::sync::atomic::Ordering;
 
-/// What the finishing worker hands back to the leader.
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
-pub struct ReadSummary {
-    pub read_id: i64,
-    pub elapsed_ms: f64,
-    pub ops: i64,
-    pub rows: i64,
-    pub shared_hit: i64,
-    pub shared_read: i64,
-    pub shared_dirtied: i64,
-    pub pk_blks_read: i64,
-    pub pk_blks_hit: i64,
-    pub p50_us: f64,
-    pub p95_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-    pub mean_us: f64,
-    pub fk_index_bytes: i64,
-}
+/// keybench_read's work on the workers.
+pub struct Read;
 
-/// The totals every worker adds to the segment when it is done, in this order.
-pub const TOTALS: usize = 7;
-const T_OPS: usize = 0;
-const T_ROWS: usize = 1;
-const T_HIT: usize = 2;
-const T_READ: usize = 3;
-const T_DIRTIED: usize = 4;
-const T_PK_READ: usize = 5;
-const T_PK_HIT: usize = 6;
+impl Work for Read {
+    type State = ReadState;
+    const TAG: u32 = 2;
+
+    fn configure(_seg: &Segment<ReadState>, _client: usize) {
+        // Reads run a prepared statement's generic plan, planned once: what is timed is the
+        // access path, not the planner. (Custom plans would be re-planned for every uuid window,
+        // whose range the planner cannot interpolate in the histogram: it estimates one row, so
+        // the custom plan always looks cheaper than the generic one.)
+        set_guc(c"plan_cache_mode", "force_generic_plan");
+    }
+
+    fn setup(seg: &mut Segment<ReadState>) -> Result<(), Failure> {
+        setup(seg)
+    }
+
+    fn work(seg: &Segment<ReadState>, _client: usize) -> Result<(), Failure> {
+        work(seg)
+    }
+
+    fn finish(seg: &mut Segment<ReadState>, _client: usize) {
+        finish(seg)
+    }
+}
 
 /// The objects a read may create, named from its id (quoted by construction): the child table,
 /// its foreign-key index, and the index on the run table's created_at.
-pub(super) fn object_names(read_id: i64) -> (String, String, String) {
+pub fn object_names(read_id: i64) -> (String, String, String) {
     let q = |s: String| pgrx::spi::quote_identifier(s);
     (
         format!("keybench.{}", q(format!("read_{read_id}_children"))),
@@ -90,7 +91,7 @@ fn args_of(r: &ReadParams, pool: &[u8], i: i64) -> Vec<DatumWithOid<'static>> {
     }
 }
 
-fn oids(types: &[&str]) -> Vec<PgOid> {
+pub fn oids(types: &[&str]) -> Vec<PgOid> {
     types
         .iter()
         .map(|t| {
@@ -129,11 +130,11 @@ fn scans(plan: &serde_json::Value, out: &mut Vec<String>) {
 
 /// Worker 0: the pool, the row in keybench.reads, the objects the workload needs, the plan;
 /// committed.
-pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
-    let table = shared.table();
-    let ext = shared.ext_schema();
-    let lock_key = shared.lock_key;
-    let r = shared.read;
+fn setup(seg: &mut Segment<ReadState>) -> Result<(), Failure> {
+    let table = seg.state.table();
+    let ext = seg.header.ext_schema();
+    let lock_key = seg.header.lock_key;
+    let r = seg.state.read;
     let read_id: i64 = in_transaction(|| {
         spi_one(
             "INSERT INTO keybench.reads (run_id, kind, workload, ops, clients, hot_fraction, window_ms, children,
@@ -159,19 +160,22 @@ pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
         )
         .expect("INSERT ... RETURNING gives a row")
     })?;
-    shared.read_id.store(read_id, Ordering::Release);
-    let mut r = shared.read;
+    seg.state.read_id.store(read_id, Ordering::Release);
+    let mut r = seg.state.read;
     // The sample, recorded in the row (an empty table is a failed read, with its reason).
     let (rows, filled) = in_transaction(|| {
         let rows: i64 = spi_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap_or(0);
         if rows == 0 {
-            raise(RunError::Read(ReadError::Empty(r.run_id, table.clone())));
+            raise(ReadError::Empty(r.run_id, table.clone()));
         }
-        (rows, sample_pool(&r, &ext, &table, rows, shared.pool_mut()))
+        (
+            rows,
+            sample_pool(&r, &ext, &table, rows, seg.trailing_mut()),
+        )
     })?;
     r.table_rows = rows;
     r.pool_len = filled as i64;
-    shared.read = r;
+    seg.state.read = r;
     in_transaction(|| {
         spi_run(
             "UPDATE keybench.reads SET table_rows = $2, sampled_keys = $3 WHERE read_id = $1",
@@ -249,7 +253,7 @@ pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            &args_of(&r, shared.pool(), 0),
+            &args_of(&r, seg.trailing(), 0),
         )
         .unwrap_or_default();
         let explained: Option<pgrx::Json> = spi_one(
@@ -271,31 +275,31 @@ pub(super) fn setup(shared: &mut Shared) -> Result<(), Failure> {
         );
         plan
     })?;
-    put_str(&mut shared.plan, &plan);
-    shared.load_start_ns.store(now_ns(), Ordering::Release);
+    put_str(&mut seg.state.plan, &plan);
+    seg.state.start_ns.store(now_ns(), Ordering::Release);
     Ok(())
 }
 
 /// Run operations until `ops` are done or the read is stopped; then add this worker's latencies
 /// and totals to the segment's.
-pub(super) fn work(shared: &Shared) -> Result<(), Failure> {
-    let r = shared.read;
-    let read_id = shared.read_id.load(Ordering::Acquire);
+fn work(seg: &Segment<ReadState>) -> Result<(), Failure> {
+    let r = seg.state.read;
+    let read_id = seg.state.read_id.load(Ordering::Acquire);
     let (child, _, _) = object_names(read_id);
-    let (sql, types) = r.statement(&shared.ext_schema(), &shared.table(), &child);
+    let (sql, types) = r.statement(&seg.header.ext_schema(), &seg.state.table(), &child);
     let types = oids(&types);
     let pk = pg_sys::Oid::from(r.pk_oid);
-    let pool = shared.pool();
+    let pool = seg.trailing();
     let chunk = r.workload().chunk();
     let mut hist = vec![0u64; BUCKETS];
     let mut totals = [0i64; TOTALS];
     let (mut max_ns, mut sum_ns) = (0u64, 0u64);
     let mut stmt: Option<pgrx::spi::OwnedPreparedStatement> = None;
     let result = loop {
-        if stop_requested(shared) {
+        if seg.header.stop_requested() {
             break Ok(());
         }
-        let first = shared.next_batch.fetch_add(chunk, Ordering::AcqRel);
+        let first = seg.state.next_op.fetch_add(chunk, Ordering::AcqRel);
         if first >= r.ops {
             break Ok(());
         }
@@ -321,33 +325,33 @@ pub(super) fn work(shared: &Shared) -> Result<(), Failure> {
                 }
                 Ok::<_, pgrx::spi::Error>(rows)
             })
-            .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"));
+            .or_error("keybench_read");
             let after = usage();
             let (f1, h1) = xact_blocks(pk);
-            let d = super::counters::delta(&before, &after);
+            let d = after.buffers_since(&before);
             totals[T_OPS] += n;
             totals[T_ROWS] += rows;
-            totals[T_HIT] += d.shared_hit;
-            totals[T_READ] += d.shared_read;
-            totals[T_DIRTIED] += d.shared_dirtied;
+            totals[T_HIT] += d.hit;
+            totals[T_READ] += d.read;
+            totals[T_DIRTIED] += d.dirtied;
             totals[T_PK_READ] += (f1 - f0) - (h1 - h0);
             totals[T_PK_HIT] += h1 - h0;
         });
         if let Err(e) = done {
             break Err(e);
         }
-        shared.rows_done.fetch_add(n, Ordering::AcqRel);
+        seg.state.ops_done.fetch_add(n, Ordering::AcqRel);
     };
     for (b, &c) in hist.iter().enumerate() {
         if c > 0 {
-            shared.hist[b].fetch_add(c, Ordering::AcqRel);
+            seg.state.hist[b].fetch_add(c, Ordering::AcqRel);
         }
     }
-    for (t, v) in shared.read_totals.iter().zip(totals) {
+    for (t, v) in seg.state.totals.iter().zip(totals) {
         t.fetch_add(v, Ordering::AcqRel);
     }
-    shared.max_ns.fetch_max(max_ns, Ordering::AcqRel);
-    shared.sum_ns.fetch_add(sum_ns, Ordering::AcqRel);
+    seg.state.max_ns.fetch_max(max_ns, Ordering::AcqRel);
+    seg.state.sum_ns.fetch_add(sum_ns, Ordering::AcqRel);
     result
 }
 
@@ -367,17 +371,19 @@ fn drop_objects(r: &ReadParams, read_id: i64) {
 
 /// The last worker out: the figures into keybench.reads and the summary, or the read marked
 /// failed or cancelled; what it created dropped unless kept.
-pub(super) fn finish(shared: &mut Shared) {
-    let r = shared.read;
-    let read_id = shared.read_id.load(Ordering::Acquire);
-    let cancelled = shared.leader_gone.load(Ordering::Acquire) != 0;
-    let failed = shared.error_set.load(Ordering::Acquire) != 0;
+fn finish(seg: &mut Segment<ReadState>) {
+    let r = seg.state.read;
+    let read_id = seg.state.read_id.load(Ordering::Acquire);
+    let cancelled = seg.header.leader_gone.load(Ordering::Acquire) != 0;
+    let failed = seg.header.error_set.load(Ordering::Acquire) != 0;
     if read_id == 0 {
-        shared.finished.store(FINISHED_FAILED, Ordering::Release);
+        seg.header
+            .finished
+            .store(FINISHED_FAILED, Ordering::Release);
         return;
     }
     if failed || cancelled {
-        super::worker::close_stopped(shared, "keybench_read", |status, error| {
+        close_stopped(&seg.header, "keybench_read", |status, error| {
             drop_objects(&r, read_id);
             spi_run(
                 "UPDATE keybench.reads SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
@@ -389,13 +395,15 @@ pub(super) fn finish(shared: &mut Shared) {
         });
         return;
     }
-    let elapsed_ms = (now_ns() - shared.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
-    let t: Vec<i64> = shared
-        .read_totals
+    let elapsed_ms = (now_ns() - seg.state.start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let t: Vec<i64> = seg
+        .state
+        .totals
         .iter()
         .map(|a| a.load(Ordering::Acquire))
         .collect();
-    let counts: Vec<u64> = shared
+    let counts: Vec<u64> = seg
+        .state
         .hist
         .iter()
         .map(|a| a.load(Ordering::Acquire))
@@ -415,9 +423,9 @@ pub(super) fn finish(shared: &mut Shared) {
         p50_us: q(0.50),
         p95_us: q(0.95),
         p99_us: q(0.99),
-        max_us: shared.max_ns.load(Ordering::Acquire) as f64 / 1000.0,
+        max_us: seg.state.max_ns.load(Ordering::Acquire) as f64 / 1000.0,
         mean_us: if ops > 0 {
-            shared.sum_ns.load(Ordering::Acquire) as f64 / ops as f64 / 1000.0
+            seg.state.sum_ns.load(Ordering::Acquire) as f64 / ops as f64 / 1000.0
         } else {
             0.0
         },
@@ -463,11 +471,11 @@ pub(super) fn finish(shared: &mut Shared) {
     });
     match result {
         Ok(()) => {
-            shared.read_summary = s;
-            shared.finished.store(FINISHED_OK, Ordering::Release);
+            seg.state.summary = s;
+            seg.header.finished.store(FINISHED_OK, Ordering::Release);
         }
         Err(e) => {
-            shared.record_error(&e.message, e.sqlstate);
+            seg.header.record_error(&e.message, e.sqlstate);
             let _ = in_transaction(|| {
                 drop_objects(&r, read_id);
                 spi_run(
@@ -475,20 +483,11 @@ pub(super) fn finish(shared: &mut Shared) {
                     &[read_id.into(), e.message.clone().into()],
                 )
             });
-            shared.finished.store(FINISHED_FAILED, Ordering::Release);
+            seg.header
+                .finished
+                .store(FINISHED_FAILED, Ordering::Release);
         }
     }
-}
-
-/// The non-empty buckets of the histogram, as JSON text: {"<bucket's middle, ns>": count, ...}.
-fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
-    let m: serde_json::Map<String, serde_json::Value> = counts
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c > 0)
-        .map(|(b, &c)| (format!("{}", bucket_value(b).round() as i64), c.into()))
-        .collect();
-    pgrx::JsonB(serde_json::Value::Object(m))
 }
 
 /// The pool of a read: min(ops, MAX_POOL) rows drawn independently and uniformly from the
@@ -499,9 +498,7 @@ fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
 fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8]) -> usize {
     use rand::RngExt;
     let k = (r.ops as usize).clamp(1, MAX_POOL);
-    let column = r
-        .sample_column(ext)
-        .unwrap_or_else(|e| raise(RunError::Read(e)));
+    let column = r.sample_column(ext).unwrap_or_else(|e| raise(e));
     // `recent` by the key or created_at: positions among the newest rows, read newest first;
     // otherwise positions among all rows (or the physically last ones), read in physical order.
     let hot = rows - r.first_position(rows);
@@ -554,10 +551,7 @@ fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8
                                 KeyType::Text => {
                                     let s = row.get::<String>(1)?.unwrap_or_default();
                                     if s.len() >= TEXT_SLOT {
-                                        raise(RunError::Read(ReadError::LongKey(
-                                            r.run_id,
-                                            s.len(),
-                                        )));
+                                        raise(ReadError::LongKey(r.run_id, s.len()));
                                     }
                                     e[0] = s.len() as u8;
                                     e[1..1 + s.len()].copy_from_slice(s.as_bytes());
@@ -574,11 +568,11 @@ fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8
             }
             Ok::<_, pgrx::spi::Error>(())
         })
-        .unwrap_or_else(|e| pgrx::error!("keybench_read: {e}"))
+        .or_error("keybench_read")
     });
     // Rows deleted between the count and the scan leave positions past the end: drop them.
     if filled == 0 {
-        raise(RunError::Read(ReadError::Empty(r.run_id, table.into())));
+        raise(ReadError::Empty(r.run_id, table.into()));
     }
     crate::generators::rng::with_rng(|g| {
         for i in (1..filled).rev() {
@@ -590,164 +584,4 @@ fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8
         }
     });
     filled
-}
-
-/// One reader's figures for one batch of a load, waiting to be written to keybench.run_reads.
-struct BatchReads {
-    batch: i64,
-    ops: i64,
-    hist: Vec<u64>,
-    max_ns: u64,
-    hit: i64,
-    read: i64,
-}
-
-impl BatchReads {
-    fn new(batch: i64) -> Self {
-        BatchReads {
-            batch,
-            ops: 0,
-            hist: vec![0; BUCKETS],
-            max_ns: 0,
-            hit: 0,
-            read: 0,
-        }
-    }
-
-    fn write(&self, run_id: i64, reader: i32, workload: &str) {
-        let q = |x: f64| quantile(&self.hist, x).map(|ns| ns / 1000.0).unwrap_or(0.0);
-        spi_run(
-            "INSERT INTO keybench.run_reads (run_id, batch, reader, workload, ops, p50_us, p95_us, p99_us, max_us,
-                shared_hit, shared_read, latency_histogram)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-            &[
-                run_id.into(),
-                self.batch.into(),
-                reader.into(),
-                workload.into(),
-                self.ops.into(),
-                q(0.50).into(),
-                q(0.95).into(),
-                q(0.99).into(),
-                (self.max_ns as f64 / 1000.0).into(),
-                self.hit.into(),
-                self.read.into(),
-                histogram_json(&self.hist).into(),
-            ],
-        );
-    }
-}
-
-/// A reader next to a load (keybench_run's `readers`): primary-key lookups of rows already
-/// loaded, timed one by one, their latencies kept per batch of the load (the batch most recently
-/// started when the lookup ran) in keybench.run_reads, until every batch has been handed out (and
-/// at least one lookup is made). Each key comes from a heap page drawn uniformly from the table's
-/// pages (from its newest `RECENT_SHARE` for read_workload `recent`): a TID range scan of that page,
-/// one of its rows drawn uniformly, outside the timed lookup and its buffer counts.
-pub(super) fn during_load(shared: &Shared, reader: i32) -> Result<(), Failure> {
-    use rand::RngExt;
-    const RECENT_SHARE: f64 = 0.01;
-    let p = shared.params;
-    let run_id = shared.run_id.load(Ordering::Acquire);
-    let table = shared.table();
-    let workload = if p.read_recent { "recent" } else { "point" };
-    let key_type = KeyType::of(p.kind()).sql();
-    let lookup = format!("SELECT * FROM {table} WHERE id = $1");
-    let page = format!(
-        "SELECT id FROM {table} WHERE ctid >= format('(%s,0)', $1)::tid AND ctid < format('(%s,0)', $1 + 1)::tid"
-    );
-    let key_oid = oids(&[key_type]);
-    let table_oid = in_transaction(|| {
-        spi_one::<pg_sys::Oid>("SELECT $1::regclass::oid", &[table.clone().into()])
-            .unwrap_or(pg_sys::InvalidOid)
-    })?;
-    let mut stmts: Option<(
-        pgrx::spi::OwnedPreparedStatement,
-        pgrx::spi::OwnedPreparedStatement,
-    )> = None;
-    let mut current: Option<BatchReads> = None;
-    let mut pending: Option<BatchReads> = None;
-    let mut done_any = false;
-    loop {
-        if stop_requested(shared) {
-            return Ok(());
-        }
-        let claimed = shared.next_batch.load(Ordering::Acquire);
-        if claimed >= p.batches() && done_any {
-            break;
-        }
-        let batch = (claimed - 1).clamp(0, p.batches() - 1);
-        let looked_up = in_transaction(|| {
-            if let Some(rec) = pending.take() {
-                rec.write(run_id, reader, workload);
-            }
-            let blocks = relation_size(table_oid) / pg_sys::BLCKSZ as i64;
-            if blocks == 0 {
-                return false;
-            }
-            Spi::connect(|c| {
-                if stmts.is_none() {
-                    stmts = Some((
-                        c.prepare(lookup.as_str(), &key_oid)?.keep(),
-                        c.prepare(page.as_str(), &[PgOid::from(pg_sys::INT8OID)])?
-                            .keep(),
-                    ));
-                }
-                let (lookup, page) = stmts.as_ref().expect("prepared above");
-                for _ in 0..10 {
-                    let first = if p.read_recent {
-                        blocks - ((blocks as f64 * RECENT_SHARE).ceil() as i64).clamp(1, blocks)
-                    } else {
-                        0
-                    };
-                    let block = crate::generators::rng::with_rng(|g| g.random_range(first..blocks));
-                    let keys = c.select(page, None, &[block.into()])?;
-                    if keys.is_empty() {
-                        continue;
-                    }
-                    let pick = crate::generators::rng::with_rng(|g| g.random_range(0..keys.len()));
-                    let row = keys.into_iter().nth(pick).expect("pick < len");
-                    let arg: DatumWithOid = match KeyType::of(p.kind()) {
-                        KeyType::Int8 => row.get::<i64>(1)?.unwrap_or_default().into(),
-                        KeyType::Uuid => row
-                            .get::<pgrx::Uuid>(1)?
-                            .unwrap_or_else(|| pgrx::Uuid::from_bytes([0; 16]))
-                            .into(),
-                        KeyType::Text => row.get::<String>(1)?.unwrap_or_default().into(),
-                    };
-                    let rec = match &mut current {
-                        Some(r) if r.batch == batch => r,
-                        _ => {
-                            pending = current.replace(BatchReads::new(batch));
-                            current.as_mut().expect("set above")
-                        }
-                    };
-                    let before = usage();
-                    let t0 = std::time::Instant::now();
-                    c.select(lookup, None, &[arg])?;
-                    let ns = t0.elapsed().as_nanos() as u64;
-                    let d = super::counters::delta(&before, &usage());
-                    rec.ops += 1;
-                    rec.hist[bucket_of(ns)] += 1;
-                    rec.max_ns = rec.max_ns.max(ns);
-                    rec.hit += d.shared_hit;
-                    rec.read += d.shared_read;
-                    done_any = true;
-                }
-                Ok::<_, pgrx::spi::Error>(())
-            })
-            .unwrap_or_else(|e| pgrx::error!("keybench_run reader: {e}"));
-            true
-        })?;
-        if !looked_up {
-            // Nothing loaded yet.
-            wait_on_latch(1);
-            pgrx::check_for_interrupts!();
-        }
-    }
-    in_transaction(|| {
-        for rec in [pending.take(), current.take()].into_iter().flatten() {
-            rec.write(run_id, reader, workload);
-        }
-    })
 }

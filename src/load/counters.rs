@@ -1,10 +1,11 @@
 //! The counters one batch adds up (WAL, shared buffers, index blocks), defined once: the list in
-//! [`counters!`] below gives the struct, its sum, the difference of two readings of the backend's
+//! `counters!` below gives the struct, its sum, the difference of two readings of the backend's
 //! usage, and the column lists of the statements that write and read them. keybench.batches and
-//! keybench.runs (sql/runs.sql) spell the same columns in the same order; a #[pg_test]
+//! keybench.runs (sql/runs.sql) spell the same columns in the same order; a `#[pg_test]`
 //! (counter_columns_match_the_tables) checks it.
 
-use super::xact::Usage;
+use crate::workers::xact::Usage;
+use pgrx::pg_sys;
 
 /// Defines [`Counters`] from one list of `name: "SQL type" [= usage.group.field];`, each with its
 /// doc. A counter with a `usage` field is the difference of two readings of the backend's
@@ -58,7 +59,7 @@ macro_rules! counters {
 
         /// What the backend's usage counters added up between readings `a` and `b` (the counters
         /// not kept there are 0).
-        pub(super) fn delta(a: &Usage, b: &Usage) -> Counters {
+        pub fn delta(a: &Usage, b: &Usage) -> Counters {
             Counters {
                 $($name: counters!(@delta a b $($group $field)?),)+
             }
@@ -87,6 +88,13 @@ counters! {
     index_blks_hit: "bigint";
 }
 
+/// The server's checkpoint count (timed and requested), from the view this major keeps it in.
+pub const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
+    "SELECT (num_timed + num_requested)::bigint FROM pg_stat_checkpointer"
+} else {
+    "SELECT (checkpoints_timed + checkpoints_req)::bigint FROM pg_stat_bgwriter"
+};
+
 /// The usage counters' types (PostgreSQL keeps WAL bytes unsigned) as the counters' i64.
 trait ToI64 {
     fn to_i64(self) -> i64;
@@ -105,7 +113,7 @@ impl ToI64 for u64 {
 }
 
 /// `name = $first, name = $first + 1, ...` for every counter: the SET list of an UPDATE.
-pub(super) fn set_list(first: usize) -> String {
+pub fn set_list(first: usize) -> String {
     Counters::COLUMNS
         .iter()
         .enumerate()
@@ -115,7 +123,7 @@ pub(super) fn set_list(first: usize) -> String {
 }
 
 /// `$first, $first + 1, ...`, one placeholder per counter.
-pub(super) fn placeholders(first: usize) -> String {
+pub fn placeholders(first: usize) -> String {
     (0..COUNT)
         .map(|i| format!("${}", first + i))
         .collect::<Vec<_>>()

@@ -1,0 +1,187 @@
+//! What can be wrong with a run: the limits of its arguments, [`RunError`], and how each error
+//! surfaces in SQL (its SQLSTATE, detail and hint).
+
+use crate::kind::UnknownKind;
+use crate::pg::error::SqlError;
+use crate::pg::present::size_pretty;
+use crate::workers::MAX_WORKERS;
+use pgrx::PgSqlErrorCode;
+
+/// The most workers of a run: its clients and readers together.
+pub const MAX_CLIENTS: usize = MAX_WORKERS;
+pub const MAX_ROWS: i64 = 1_000_000_000;
+pub const MAX_BATCH: i64 = 10_000_000;
+pub const MAX_PAYLOAD: i32 = 100_000;
+/// The batch size when none is given (capped at the row count).
+pub const DEFAULT_BATCH: i64 = 1000;
+/// keybench_run's default bound on the wait for its standbys (seconds).
+pub const DEFAULT_STANDBY_TIMEOUT: i32 = 600;
+/// The longest keybench_run waits for its standbys to catch up (a day).
+pub const MAX_STANDBY_TIMEOUT: i32 = 86_400;
+/// The most shards Citus gives a table.
+pub const MAX_SHARDS: i32 = 64_000;
+pub const MAX_SKEW_MS: i32 = 86_400_000;
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    UnknownKind(UnknownKind),
+    #[error("key kind \"{0}\" needs {1}, which this server does not have")]
+    KindUnavailable(String, &'static str),
+    #[error("rows must be between 1 and {MAX_ROWS}, not {0}")]
+    Rows(i64),
+    #[error("batch_size must be between 1 and rows ({1}), not {0}")]
+    BatchSize(i64, i64),
+    #[error("clients must be between 1 and {MAX_CLIENTS}, not {0}")]
+    Clients(i32),
+    #[error("payload_width must be between 0 and {MAX_PAYLOAD}, not {0}")]
+    PayloadWidth(i32),
+    #[error("fillfactor must be between 10 and 100, not {0}")]
+    Fillfactor(i32),
+    #[error("unknown table shape \"{0}\"")]
+    Shape(String),
+    #[error("unknown load method \"{0}\"")]
+    Method(String),
+    #[error("ids_per_ms must be between 0 and 1000000, not {0}")]
+    IdsPerMs(i32),
+    #[error("clock_skew_ms must be between 0 and {MAX_SKEW_MS}, not {0}")]
+    Skew(i32),
+    #[error("unknown uuidv7_subms \"{0}\"")]
+    Subms(String),
+    #[error("key kind snowflake cannot take {0}")]
+    SnowflakeClock(&'static str),
+    #[error("readers must be between 0 and {1} (64 workers in all, clients included), not {0}")]
+    Readers(i32, i32),
+    #[error("read_workload must be point or recent for readers during a load, not \"{0}\"")]
+    ReadWorkload(String),
+    #[error("shard_count must be between 1 and {MAX_SHARDS}, not {0}")]
+    ShardCount(i32),
+    #[error("shard_count ({0}) needs distributed => true")]
+    ShardCountLocal(i32),
+    #[error("a distributed run cannot take {0}")]
+    Distributed(String),
+    #[error("standby_timeout must be between 1 and {MAX_STANDBY_TIMEOUT} seconds, not {0}")]
+    StandbyTimeout(i32),
+    #[error("not enough free disk space for {rows} {kind} rows: the filesystem of {path} has {free_pretty} free")]
+    DiskSpace {
+        rows: i64,
+        kind: &'static str,
+        path: String,
+        need: i64,
+        parts: String,
+        floor: i64,
+        free: i64,
+        free_pretty: String,
+    },
+    #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
+    NoTablespace(String),
+    #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
+    TablespacePrivilege(String),
+}
+
+impl SqlError for RunError {
+    fn sqlstate(&self) -> PgSqlErrorCode {
+        use PgSqlErrorCode::*;
+        match self {
+            RunError::KindUnavailable(..) | RunError::Distributed(_) => {
+                ERRCODE_FEATURE_NOT_SUPPORTED
+            }
+            RunError::TablespacePrivilege(_) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            RunError::DiskSpace { .. } => ERRCODE_DISK_FULL,
+            RunError::NoTablespace(_) => ERRCODE_UNDEFINED_OBJECT,
+            _ => ERRCODE_INVALID_PARAMETER_VALUE,
+        }
+    }
+    fn detail(&self) -> Option<String> {
+        match self {
+            RunError::DiskSpace {
+                need,
+                parts,
+                floor,
+                free,
+                ..
+            } => Some(format!(
+                "The load is estimated to need {} there ({parts}), and keybench.min_free_space ({}) \
+                 is to stay free: {} in all, {} free.",
+                size_pretty(*need),
+                size_pretty(*floor),
+                size_pretty(need.saturating_add(*floor)),
+                size_pretty(*free)
+            )),
+            RunError::SnowflakeClock(_) => Some(
+                "Every backend draws Snowflake ids from one counter, which a clock set ahead in \
+                 one client would move for every session."
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            RunError::UnknownKind(e) => e.hint(),
+            RunError::Shape(_) => Some(
+                "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
+            ),
+            RunError::Method(_) => {
+                Some("Valid methods are: insert, single, copy, copy_keys.".into())
+            }
+            RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::ReadWorkload(_) => Some(
+                "Readers during a load take point or recent; the other workloads need a finished \
+                 table (keybench_read)."
+                    .into(),
+            ),
+            RunError::KindUnavailable(..) => {
+                Some("uuidv7_native needs PostgreSQL 18; use uuidv7 (keybench's).".into())
+            }
+            RunError::SnowflakeClock(_) => {
+                Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
+            }
+            RunError::DiskSpace { .. } => Some(
+                "Load fewer rows, free some space, or SET default_tablespace to a tablespace on a \
+                 filesystem with room; a superuser can lower keybench.min_free_space."
+                    .into(),
+            ),
+            RunError::NoTablespace(_) => Some(
+                "SET default_tablespace to an existing tablespace, or to '' for the database's."
+                    .into(),
+            ),
+            RunError::TablespacePrivilege(name) => Some(format!(
+                "keybench_run creates its table where default_tablespace says; a superuser can \
+                 GRANT CREATE ON TABLESPACE {} to the role, or SET default_tablespace to ''.",
+                pgrx::spi::quote_identifier(name)
+            )),
+            RunError::Distributed(_) => Some(
+                "A distributed run loads with method insert or single and takes no readers.".into(),
+            ),
+            RunError::ShardCountLocal(_) => {
+                Some("Add distributed => true to load a Citus distributed table.".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How a superuser would grant `role` what keybench_run's workers need and `missing` lists
+/// (the hint of its 42501).
+pub fn grants_hint(role: &str, missing: &str) -> String {
+    let role = pgrx::spi::quote_identifier(role);
+    let standbys = if missing.contains("keybench.run_standbys") {
+        format!(
+            " GRANT INSERT, UPDATE ON keybench.run_standbys TO {role}; GRANT INSERT ON \
+             keybench.batch_standby_lag TO {role};"
+        )
+    } else {
+        String::new()
+    };
+    let standbys = if missing.contains("keybench.run_replay") {
+        format!("{standbys} GRANT INSERT, UPDATE ON keybench.run_replay TO {role};")
+    } else {
+        standbys
+    };
+    format!(
+        "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
+         GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
+         keybench.batches TO {role};{standbys} (README: Privileges)."
+    )
+}

@@ -1,0 +1,117 @@
+//! The calling backend's side of a load: what it checks before any worker starts (the caller's
+//! rights, the kind's server function, the disk), and the segment it hands the workers.
+
+use super::state::{LoadState, Summary};
+use super::*;
+use crate::pg::error::raise;
+use crate::pg::spi::extension_schema;
+use crate::workers::leader::{check_privileges, check_spare_workers, drive, hold_extension};
+use crate::workers::segment::put_str;
+use crate::workers::Segment;
+use loader::Load;
+use pgrx::prelude::*;
+use std::sync::atomic::Ordering;
+
+/// Before any worker of a load starts: the caller may do what its workers will do (they act as
+/// the caller's role), and the server can spare `clients` worker slots.
+pub fn check_can_run(p: &Params) {
+    if p.distributed {
+        crate::inspect::citus::require("keybench_run with distributed => true");
+    }
+    check_privileges(
+        "keybench_run",
+        "(has_schema_privilege('keybench', 'USAGE') AND has_schema_privilege('keybench', 'CREATE'),
+           'USAGE and CREATE on schema keybench'),
+         (has_table_privilege('keybench.runs', 'SELECT') AND has_table_privilege('keybench.runs', 'INSERT')
+             AND has_table_privilege('keybench.runs', 'UPDATE'),
+           'SELECT, INSERT and UPDATE on keybench.runs'),
+         (has_table_privilege('keybench.batches', 'SELECT') AND has_table_privilege('keybench.batches', 'INSERT'),
+           'SELECT and INSERT on keybench.batches'),
+         (NOT $2 OR has_table_privilege('keybench.run_reads', 'INSERT'),
+           'INSERT on keybench.run_reads (readers)'),
+         (NOT $4 OR (has_table_privilege('keybench.run_replay', 'INSERT') AND has_table_privilege('keybench.run_replay', 'UPDATE')),
+           'INSERT and UPDATE on keybench.run_replay (keybench_replay)'),
+         (NOT $3 OR (has_table_privilege('keybench.run_nodes', 'INSERT') AND has_table_privilege('keybench.run_nodes', 'UPDATE')
+             AND has_table_privilege('keybench.run_shards', 'INSERT')),
+           'INSERT and UPDATE on keybench.run_nodes and INSERT on keybench.run_shards (distributed)'),
+         (NOT EXISTS (SELECT FROM pg_catalog.pg_stat_replication)
+             OR (has_table_privilege('keybench.run_standbys', 'INSERT') AND has_table_privilege('keybench.run_standbys', 'UPDATE')
+                 AND has_table_privilege('keybench.batch_standby_lag', 'INSERT')),
+           'INSERT and UPDATE on keybench.run_standbys and INSERT on keybench.batch_standby_lag (this server has streaming standbys)'),
+         (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+            OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
+           'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
+        &[p.checkpoint_first, p.readers > 0, p.distributed, p.pause_standby],
+        error::grants_hint,
+    );
+    check_spare_workers("keybench_run", p.clients + p.readers);
+}
+
+/// The leader of a load: start the workers, wait for them, report. However the run ends, it is closed
+/// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
+/// none is left to do it, by a clean-up worker started here.
+pub fn run(p: Params) -> Summary {
+    run_with(p, |_| {})
+}
+
+/// A load with replay paused on a standby (keybench_replay): as [`run`], with the standby's
+/// connection string, where it is, and dblink's schema in the segment.
+pub fn run_paused(p: Params, conninfo: &str, place: &str, dblink: &str) -> Summary {
+    run_with(p, |s| {
+        put_str(&mut s.replay.conninfo, conninfo);
+        put_str(&mut s.replay.place, place);
+        put_str(&mut s.replay.dblink_schema, dblink);
+    })
+}
+
+fn run_with(p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
+    let kind = p.kind();
+    if let Some(f) = kind.server_function() {
+        let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))
+            .ok()
+            .flatten();
+        if has != Some(true) {
+            raise(RunError::KindUnavailable(kind.name().into(), f));
+        }
+    }
+    if kind == Kind::Snowflake {
+        if let Err(e) = crate::generators::snowflake::counter() {
+            raise(e);
+        }
+    }
+    check_can_run(&p);
+    hold_extension();
+    let floor = crate::pg::guc::min_free_space();
+    let (tablespace, watched) = disk::check(&p, &extension_schema(), floor);
+    drive::<Load, _>(
+        "keybench_run",
+        p.clients + p.readers,
+        0,
+        |seg| {
+            let s = &mut seg.state;
+            s.params = p;
+            put_str(&mut s.tablespace, &tablespace);
+            put_str(&mut s.watch_paths, &watched.join("\n"));
+            s.min_free = floor;
+            extra(s);
+        },
+        {
+            let mut last = (0.0, 0);
+            move |seg: &Segment<LoadState>, elapsed| {
+                let done = seg.state.rows_done.load(Ordering::Acquire);
+                let line = progress_line(done, p.rows, elapsed, last);
+                last = (elapsed, done);
+                line
+            }
+        },
+        |seg| {
+            let id = seg.state.run_id.load(Ordering::Acquire);
+            if id > 0 {
+                format!("run {id}")
+            } else {
+                String::new()
+            }
+        },
+        |seg| seg.state.summary,
+    )
+}

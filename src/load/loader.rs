@@ -1,0 +1,516 @@
+//! The load's workers ([`Load`], the [`Work`] of keybench_run): worker 0 sets the run up (its
+//! row in keybench.runs, its table), every client loads batches and records them in
+//! keybench.batches (readers, the clients after them, read: [`crate::read::during_load`]), and
+//! the last one out finishes the run.
+
+use super::copy::copy_rows;
+use super::counters::*;
+use super::state::{LoadState, Summary};
+use super::{distributed, Method};
+use crate::kind::run_table_names;
+use crate::pg::spi::OrError;
+use crate::pg::spi::{one as spi_one, run as spi_run};
+use crate::read::during_load::{during_load, LoadSide};
+use crate::replicas::{replay, standby};
+use crate::workers::segment::*;
+use crate::workers::worker::{close_stopped, set_guc};
+use crate::workers::xact::*;
+use crate::workers::{Header, Segment, Work};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::sync::atomic::Ordering;
+
+/// keybench_run's work on the workers.
+pub struct Load;
+
+/// A finished batch waiting to be written to keybench.batches (in the next transaction, so that the
+/// batch's own elapsed time includes its commit).
+struct BatchRecord {
+    batch: i64,
+    rows: i64,
+    started_ns: i64,
+    elapsed_ms: f64,
+    counters: Counters,
+    index_bytes: i64,
+    /// The WAL insert position when the batch had committed (for the standbys' lag).
+    end_lsn: u64,
+}
+
+/// The INSERT of one batch into keybench.batches: its own columns around the counters'.
+static INSERT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, {},
+            index_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${})",
+        Counters::COLUMNS.join(", "),
+        placeholders(8),
+        8 + COUNT
+    )
+});
+
+fn write_batch(run_id: i64, client: i32, batch_size: i64, standbys: bool, r: &BatchRecord) {
+    let mut args: Vec<pgrx::datum::DatumWithOid> = vec![
+        run_id.into(),
+        r.batch.into(),
+        client.into(),
+        r.rows.into(),
+        (r.batch * batch_size).into(),
+        pg_timestamp(r.started_ns).into(),
+        r.elapsed_ms.into(),
+    ];
+    args.extend(r.counters.values().map(Into::into));
+    args.push(r.index_bytes.into());
+    spi_run(&INSERT_BATCH, &args);
+    if standbys {
+        standby::record_batch(run_id, r.batch, r.end_lsn);
+    }
+}
+
+/// Worker 0: close runs abandoned by a crash (keybench_cleanup(), best effort), then the run's
+/// row, its table, and the starting LSN and checkpoint count, committed.
+fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
+    let p = s.params;
+    let kind = p.kind();
+    let ext = h.ext_schema();
+    if let Err(e) = in_transaction(|| {
+        spi_run(
+            &format!("SELECT count(*) FROM {ext}.keybench_cleanup()"),
+            &[],
+        )
+    }) {
+        pgrx::log!("keybench_run: keybench_cleanup() skipped: {}", e.message);
+    }
+    let lock_key = h.lock_key;
+    let tablespace = s.tablespace();
+    let (run_id, index_oid, table) = in_transaction(|| {
+        let run_id: i64 = spi_one(
+            "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
+                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, lock_key, server_version, shared_buffers,
+                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, current_setting('server_version'),
+                current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
+                current_setting('max_wal_size'), current_setting('full_page_writes'),
+                current_setting('wal_compression'), current_setting('data_checksums'),
+                current_setting('synchronous_commit'))
+             RETURNING run_id",
+            &[
+                kind.name().into(),
+                p.rows.into(),
+                p.batch_size.into(),
+                p.clients.into(),
+                p.payload_width.into(),
+                p.shape().name().into(),
+                p.method().name().into(),
+                p.fillfactor.into(),
+                p.checkpoint_first.into(),
+                p.keep.into(),
+                p.ids_per_ms.into(),
+                (if p.subms_random { "random" } else { "counter" }).into(),
+                p.clock_skew_ms.into(),
+                lock_key.into(),
+            ],
+        )
+        .expect("INSERT ... RETURNING gives a row");
+        let (table, index) = run_table_names(run_id, kind);
+        // Where the caller's session would create it.
+        spi_run(
+            "SELECT pg_catalog.set_config('default_tablespace', $1, true)",
+            &[tablespace.clone().into()],
+        );
+        for stmt in p.create_table(&ext, &table, &index) {
+            spi_run(&stmt, &[]);
+        }
+        if let Some(stmt) = p.distribute(&table) {
+            spi_run(&stmt, &[]);
+        }
+        spi_run(
+            "UPDATE keybench.runs SET table_name = $2 WHERE run_id = $1",
+            &[run_id.into(), table.clone().into()],
+        );
+        let index_oid: pg_sys::Oid = spi_one(
+            "SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass AND indisprimary",
+            &[table.clone().into()],
+        )
+        .expect("the table has a primary key");
+        (run_id, index_oid, table)
+    })?;
+    s.run_id.store(run_id, Ordering::Release);
+    s.index_oid.store(index_oid.to_u32(), Ordering::Release);
+    put_str(&mut s.table, &table);
+    if p.checkpoint_first {
+        in_transaction(|| spi_run("CHECKPOINT", &[]))?;
+    }
+    if p.distributed {
+        in_transaction(|| distributed::start_nodes(run_id, p.checkpoint_first))?;
+    }
+    if p.pause_standby {
+        replay::pause(&s.replay, run_id)?;
+    }
+    let standbys = in_transaction(|| {
+        spi_run(
+            &format!(
+                "UPDATE keybench.runs SET lsn_start = pg_current_wal_insert_lsn(), checkpoints_start = ({CHECKPOINTS_SQL})
+                 WHERE run_id = $1"
+            ),
+            &[run_id.into()],
+        );
+        standby::follow(run_id)
+    })?;
+    s.standbys.store(standbys, Ordering::Release);
+    s.load_start_ns.store(now_ns(), Ordering::Release);
+    Ok(())
+}
+
+/// Load batches until the rows run out or the run is stopped.
+fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
+    let p = s.params;
+    let run_id = s.run_id.load(Ordering::Acquire);
+    let index = pg_sys::Oid::from(s.index_oid.load(Ordering::Acquire));
+    let table = s.table();
+    let table_oid = in_transaction(|| {
+        spi_one::<pg_sys::Oid>("SELECT $1::regclass::oid", &[table.clone().into()])
+            .unwrap_or(pg_sys::InvalidOid)
+    })?;
+    let standbys = s.standbys.load(Ordering::Acquire) > 0;
+    let watched = s.watch_paths();
+    let mut disk_checked_ns = 0;
+    let mut pending: Option<BatchRecord> = None;
+    loop {
+        if h.stop_requested() {
+            return Ok(());
+        }
+        // The disk, ten times a second at most: below the floor, the load stops.
+        if now_ns() - disk_checked_ns >= 100_000_000 {
+            disk_checked_ns = now_ns();
+            if let Some((path, free)) = super::disk::below_floor(&watched, s.min_free) {
+                s.disk_full.store(1, Ordering::Release);
+                h.record_error(
+                    &super::disk::stopped_message(
+                        path,
+                        free,
+                        s.min_free,
+                        s.rows_done.load(Ordering::Acquire),
+                    ),
+                    PgSqlErrorCode::ERRCODE_DISK_FULL as i32,
+                );
+                return Ok(());
+            }
+        }
+        let b = s.next_batch.fetch_add(1, Ordering::AcqRel);
+        let Some(n) = p.batch_rows(b) else { break };
+        let started = now_ns();
+        let mut counters = Counters::default();
+        let transactions = if p.method() == Method::Single { n } else { 1 };
+        let mut index_bytes = 0;
+        for t in 0..transactions {
+            let last = t == transactions - 1;
+            let (c, size) = in_transaction(|| {
+                if let Some(rec) = pending.take() {
+                    write_batch(run_id, client, p.batch_size, standbys, &rec);
+                }
+                let before = usage();
+                let (f0, h0) = xact_blocks(index);
+                match p.method() {
+                    Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
+                    Method::Single => spi_run(&p.insert_one(&table), &[]),
+                    Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
+                }
+                let after = usage();
+                let (f1, h1) = xact_blocks(index);
+                let mut c = delta(&before, &after);
+                c.index_blks_hit = h1 - h0;
+                c.index_blks_read = (f1 - f0) - (h1 - h0);
+                let size = if last { relation_size(index) } else { 0 };
+                (c, size)
+            })?;
+            counters += c;
+            index_bytes = size;
+            if !last && h.stop_requested() {
+                return Ok(());
+            }
+        }
+        let elapsed_ms = (now_ns() - started) as f64 / 1e6;
+        pending = Some(BatchRecord {
+            batch: b,
+            rows: n,
+            started_ns: started,
+            elapsed_ms,
+            counters,
+            index_bytes,
+            end_lsn: if standbys { insert_lsn() } else { 0 },
+        });
+        s.rows_done.fetch_add(n, Ordering::AcqRel);
+    }
+    if let Some(rec) = pending.take() {
+        in_transaction(|| write_batch(run_id, client, p.batch_size, standbys, &rec))?;
+    }
+    Ok(())
+}
+
+/// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
+/// marked failed/cancelled; the table dropped unless kept. While it measures the table (the
+/// density scan of a large index takes a while) a cancel of the caller reaches it, and the run is
+/// closed as cancelled.
+fn finish(h: &Header, s: &mut LoadState, client: usize) {
+    let p = s.params;
+    let run_id = s.run_id.load(Ordering::Acquire);
+    let table = s.table();
+    let cancelled = h.leader_gone.load(Ordering::Acquire) != 0;
+    let failed = h.error_set.load(Ordering::Acquire) != 0;
+    if run_id == 0 {
+        h.finished.store(FINISHED_FAILED, Ordering::Release);
+        return;
+    }
+    if failed || cancelled {
+        close_unfinished(h, s, run_id, &table);
+        return;
+    }
+    let load_end_ns = now_ns();
+    let elapsed_ms = (load_end_ns - s.load_start_ns.load(Ordering::Acquire)) as f64 / 1e6;
+    let lsn_end = insert_lsn();
+    if p.pause_standby {
+        // The paused standby's replay of the load, timed, and replay resumed.
+        replay::finish(h, &s.replay, run_id, lsn_end, p.standby_timeout);
+    }
+    if s.standbys.load(Ordering::Acquire) > 0 {
+        // While the end of the load is now: the standbys' lag then, and their catch-up.
+        standby::finish(
+            h,
+            run_id,
+            standby::Load {
+                start_ns: s.load_start_ns.load(Ordering::Acquire),
+                end_ns: load_end_ns,
+                lsn_end,
+                wait: p.wait_for_standbys,
+                timeout_s: p.standby_timeout,
+            },
+        );
+    }
+    let index = pg_sys::Oid::from(s.index_oid.load(Ordering::Acquire));
+    // Cancellable from here: publish this worker's pid again, then look whether the caller went
+    // away before it could be signalled.
+    // SAFETY: reading this process's pid and the address of its latch.
+    let (pid, latch) = unsafe { (pg_sys::MyProcPid, pg_sys::MyLatch as usize) };
+    h.slots[client].attach(pid, latch);
+    let uncancellable = |h: &Header| {
+        h.slots[client].detach();
+        // SAFETY: clearing a cancel that arrived before the pid was withdrawn.
+        unsafe { pg_sys::QueryCancelPending = 0 };
+    };
+    if h.leader_gone.load(Ordering::Acquire) != 0 {
+        uncancellable(h);
+        close_unfinished(h, s, run_id, &table);
+        return;
+    }
+    let result = in_transaction(|| {
+        let d = crate::inspect::density::scan(index);
+        let totals = Spi::connect(|client| {
+            let row = client
+                .select(
+                    &format!(
+                        "SELECT count(*)::bigint, {},
+                            (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint FROM keybench.runs WHERE run_id = $1),
+                            (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1),
+                            pg_relation_size($2::regclass), pg_relation_size($3)
+                         FROM keybench.batches WHERE run_id = $1",
+                        Counters::COLUMNS
+                            .map(|c| format!("coalesce(sum({c}), 0)::bigint"))
+                            .join(", ")
+                    ),
+                    Some(1),
+                    &[run_id.into(), table.clone().into(), index.into()],
+                )?
+                .first();
+            let g = |i: usize| row.get::<i64>(i).map(|v| v.unwrap_or(0));
+            let mut counters = [0; COUNT];
+            for (i, v) in counters.iter_mut().enumerate() {
+                *v = g(2 + i)?;
+            }
+            Ok::<_, pgrx::spi::Error>(Summary {
+                run_id,
+                batches: g(1)?,
+                elapsed_ms,
+                counters: Counters::from_values(counters),
+                lsn_delta: g(2 + COUNT)?,
+                checkpoints: g(3 + COUNT)?,
+                heap_bytes: g(4 + COUNT)?,
+                index_bytes: g(5 + COUNT)?,
+                avg_leaf_density: d.avg_leaf_density,
+                leaf_fragmentation: d.leaf_fragmentation,
+                wal_uncounted: false,
+            })
+        })
+        .or_error("keybench");
+        let mut totals = totals;
+        if p.distributed {
+            distributed::finish_distributed(run_id, index, &h.ext_schema(), &mut totals);
+        }
+        let t = &totals;
+        let mut args: Vec<pgrx::datum::DatumWithOid> =
+            vec![run_id.into(), t.batches.into(), t.elapsed_ms.into()];
+        args.extend(t.counters.values().map(Into::into));
+        args.extend([
+            t.lsn_delta.into(),
+            t.checkpoints.into(),
+            t.heap_bytes.into(),
+            t.index_bytes.into(),
+            t.avg_leaf_density.into(),
+            t.leaf_fragmentation.into(),
+        ]);
+        let n = 4 + COUNT;
+        spi_run(
+            &format!(
+                "UPDATE keybench.runs SET status = 'done', finished_at = clock_timestamp(), batches = $2, elapsed_ms = $3,
+                    rows_per_sec = rows / nullif($3 / 1000.0, 0), {}, lsn_delta = ${n}, checkpoints = ${},
+                    heap_bytes = ${}, index_bytes = ${}, avg_leaf_density = ${}, leaf_fragmentation = ${},
+                    table_name = CASE WHEN keep THEN table_name END
+                 WHERE run_id = $1",
+                set_list(4),
+                n + 1,
+                n + 2,
+                n + 3,
+                n + 4,
+                n + 5
+            ),
+            &args,
+        );
+        if t.wal_uncounted {
+            // Not the coordinator's own counts, which see none of the workers' WAL: unknown.
+            spi_run(
+                "UPDATE keybench.runs SET wal_records = NULL, wal_fpi = NULL WHERE run_id = $1",
+                &[run_id.into()],
+            );
+        }
+        if !p.keep {
+            spi_run(&format!("DROP TABLE {table}"), &[]);
+        }
+        totals
+    });
+    uncancellable(h);
+    match result {
+        Ok(summary) => {
+            s.summary = summary;
+            h.finished.store(FINISHED_OK, Ordering::Release);
+        }
+        Err(e) => {
+            // Cancelled while finishing (the density scan of a large index takes a while), or
+            // an error there: closed as a run stopped during its load, its table dropped.
+            if h.leader_gone.load(Ordering::Acquire) == 0 {
+                h.record_error(&format!("while finishing: {}", e.message), e.sqlstate);
+            }
+            close_unfinished(h, s, run_id, &table);
+        }
+    }
+}
+
+/// Close a run that failed or was cancelled: a paused standby resumed, its table dropped (unless
+/// kept, and always when it stopped for want of disk space), and the run marked with the reason.
+fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
+    let p = s.params;
+    let failed = h.error_set.load(Ordering::Acquire) != 0;
+    // A paused standby first, whatever else fails.
+    replay::resume(
+        &s.replay,
+        run_id,
+        if failed {
+            "resumed: the run failed"
+        } else {
+            "resumed: the run was cancelled"
+        },
+    );
+    // The table first, on its own: a DROP that cannot be done (a distributed table with a
+    // node down) must not keep the run from being closed. It then keeps its table_name and
+    // says why, for keybench_cleanup() or a DROP TABLE later.
+    let mut not_dropped = None;
+    let drop = !p.keep || s.disk_full.load(Ordering::Acquire) != 0;
+    if drop {
+        for _ in 0..3 {
+            match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
+                Ok(()) => {
+                    not_dropped = None;
+                    break;
+                }
+                Err(e) => not_dropped = Some(e.message),
+            }
+        }
+    }
+    close_stopped(h, "keybench_run", |status, error| {
+        let (error, keep_name) = match &not_dropped {
+            None => (error, !drop),
+            Some(e) => (
+                format!("{error}; its table could not be dropped: {e}"),
+                true,
+            ),
+        };
+        spi_run(
+            "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),
+                table_name = CASE WHEN $4 THEN table_name END
+             WHERE run_id = $1",
+            &[run_id.into(), status.into(), error.into(), keep_name.into()],
+        );
+    });
+}
+
+/// The connections per Citus node a loader of a distributed run keeps between batches (Citus's
+/// default executor pool size, so that no batch opens new ones).
+pub const DISTRIBUTED_CACHED_CONNECTIONS: i32 = 16;
+
+impl Work for Load {
+    type State = LoadState;
+    const TAG: u32 = 1;
+
+    fn configure(seg: &Segment<LoadState>, client: usize) {
+        let p = seg.state.params;
+        if client >= p.clients as usize {
+            // Readers run a prepared statement's generic plan, planned once, as keybench_read's
+            // do (crate::read::Read's configure says why).
+            set_guc(c"plan_cache_mode", "force_generic_plan");
+        }
+        set_guc(c"keybench.ids_per_ms", &p.ids_per_ms.to_string());
+        set_guc(
+            c"keybench.uuidv7_subms",
+            if p.subms_random { "random" } else { "counter" },
+        );
+        set_guc(
+            c"keybench.clock_skew_ms",
+            &p.client_skew_ms(client as i32).to_string(),
+        );
+        if p.distributed {
+            // Keep this worker's connections to the Citus workers between batches, as a pooled
+            // application's sessions do: by default Citus keeps one per node, and a batch over
+            // many shards would open up to citus.max_adaptive_executor_pool_size new ones each time.
+            set_guc(
+                c"citus.max_cached_conns_per_worker",
+                &DISTRIBUTED_CACHED_CONNECTIONS.to_string(),
+            );
+        }
+    }
+
+    fn setup(seg: &mut Segment<LoadState>) -> Result<(), Failure> {
+        setup(&seg.header, &mut seg.state)
+    }
+
+    fn work(seg: &Segment<LoadState>, client: usize) -> Result<(), Failure> {
+        let (h, s) = (&seg.header, &seg.state);
+        let p = s.params;
+        if client < p.clients as usize {
+            return load(h, s, client as i32);
+        }
+        during_load(
+            h,
+            &LoadSide {
+                run_id: s.run_id.load(Ordering::Acquire),
+                table: s.table(),
+                kind: p.kind(),
+                recent: p.read_recent,
+                batches: p.batches(),
+                next_batch: &s.next_batch,
+            },
+            client as i32 - p.clients,
+        )
+    }
+
+    fn finish(seg: &mut Segment<LoadState>, client: usize) {
+        finish(&seg.header, &mut seg.state, client)
+    }
+}

@@ -1,0 +1,352 @@
+//! The leader's side: the calling backend checks the caller's privileges and the server's spare
+//! worker slots, creates the segment, starts the workers, waits for them with a progress NOTICE,
+//! and returns the finished segment's result, or raises the error that ended the work.
+
+use super::segment::*;
+use super::{Work, WorkerError};
+use crate::pg::error::raise;
+use crate::pg::spi::{extension_oid, extension_schema};
+use pgrx::bgworkers::{
+    BackgroundWorkerBuilder, BackgroundWorkerStatus, BgWorkerStartTime, DynamicBackgroundWorker,
+};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::sync::atomic::Ordering;
+
+/// Runs when the leader's mapping goes away: at the end of its transaction, or earlier when it
+/// errors out (cancel, statement_timeout) or exits (pg_terminate_backend). Unless the run is
+/// finished, the workers are told to stop and their current statements are cancelled.
+#[pg_guard]
+unsafe extern "C-unwind" fn leader_detached(_seg: *mut pg_sys::dsm_segment, arg: pg_sys::Datum) {
+    // SAFETY: the segment is still mapped while its detach callbacks run.
+    let header = unsafe { &*arg.cast_mut_ptr::<Header>() };
+    if header.finished.load(Ordering::Acquire) != FINISHED_NO {
+        return;
+    }
+    header.leader_gone.store(1, Ordering::Release);
+    header.cancel_clients();
+}
+
+/// Long runs report progress with a NOTICE this often (`keybench.progress_interval`).
+fn notice_every_seconds() -> f64 {
+    crate::pg::guc::progress_interval() as f64
+}
+
+/// Non-background-worker process types as pg_stat_activity names them; every other row there is
+/// a background worker and holds one of max_worker_processes' slots.
+const NOT_BGWORKERS: &str = "'client backend', 'autovacuum launcher', 'autovacuum worker', \
+    'background writer', 'checkpointer', 'walwriter', 'walsender', 'walreceiver', 'startup', \
+    'archiver', 'logger', 'standalone backend', 'io worker', 'walsummarizer', 'slotsync worker', \
+    'dead-end client backend', 'not initialized'";
+
+/// ERROR 42501 unless the calling role passes every `(ok, what)` of `checks` (SQL rows of a
+/// VALUES list, with boolean arguments $1...), or if it cannot log in (its workers connect as it).
+/// `hint(role, missing)` says how a superuser would grant what is missing.
+pub fn check_privileges(
+    function: &'static str,
+    checks: &str,
+    args: &[bool],
+    hint: impl FnOnce(&str, &str) -> String,
+) {
+    let (role, missing, can_login) =
+        crate::pg::spi::row::<(Option<String>, Option<String>, Option<bool>)>(
+            &format!(
+                "SELECT current_user::text,
+                (SELECT string_agg(what, '; ') FROM (VALUES {checks}) v(ok, what) WHERE NOT ok),
+                (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)"
+            ),
+            &args.iter().map(|&a| a.into()).collect::<Vec<_>>(),
+        )
+        .unwrap_or_default();
+    let role = role.unwrap_or_default();
+    if let Some(missing) = missing {
+        let hint = hint(&role, &missing);
+        raise(WorkerError::Privileges {
+            function,
+            role,
+            missing,
+            hint,
+        });
+    }
+    if !can_login.unwrap_or(false) {
+        raise(WorkerError::NoLogin(function, role));
+    }
+}
+
+/// ERROR 53400 unless the server can spare `clients` background worker slots (within
+/// keybench.max_workers).
+pub fn check_spare_workers(function: &'static str, clients: i32) {
+    let (max_processes, in_use, ours) =
+        crate::pg::spi::row::<(Option<i32>, Option<i64>, Option<i64>)>(
+            &format!(
+                "SELECT current_setting('max_worker_processes')::int,
+                count(*) FILTER (WHERE backend_type NOT IN ({NOT_BGWORKERS})),
+                count(*) FILTER (WHERE backend_type = 'keybench run worker')
+             FROM pg_stat_activity"
+            ),
+            &[],
+        )
+        .unwrap_or_default();
+    let (max_processes, in_use, ours) = (
+        max_processes.unwrap_or(0),
+        in_use.unwrap_or(0),
+        ours.unwrap_or(0),
+    );
+    if !crate::pg::guc::check_worker_slots() {
+        return;
+    }
+    let cap = crate::pg::guc::max_workers() as i64;
+    let spare = (max_processes as i64 - in_use).min(cap - ours).max(0);
+    if clients as i64 > spare {
+        raise(WorkerError::NoSpareWorkers {
+            function,
+            needed: clients,
+            spare,
+            max_worker_processes: max_processes,
+            in_use,
+            ours,
+            cap,
+        });
+    }
+}
+
+/// Lock keybench's pg_extension row against DROP EXTENSION until this transaction ends: a DROP
+/// then waits for the run, rather than taking the extension's tables in an order that deadlocks
+/// with the workers' inserts (keybench.batches, then keybench.runs through its foreign key).
+pub fn hold_extension() {
+    let Some(oid) = extension_oid() else {
+        pgrx::error!("keybench: extension keybench is not installed");
+    };
+    // SAFETY: a heavyweight lock on a catalog object, released at the end of the transaction.
+    unsafe {
+        pg_sys::LockDatabaseObject(
+            pg_sys::ExtensionRelationId,
+            oid,
+            0,
+            pg_sys::AccessShareLock as pg_sys::LOCKMODE,
+        )
+    };
+    // A DROP that committed before the lock was granted leaves nothing to run.
+    if extension_oid() != Some(oid) {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            "keybench: extension keybench was dropped"
+        );
+    }
+}
+
+/// Wait until every worker of the run has exited, so that none is left behind when keybench_run
+/// returns and their slots are free for the next run (at most 30 s: they exit right after the
+/// run is closed).
+fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while workers
+        .iter()
+        .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+        && std::time::Instant::now() < deadline
+    {
+        wait_on_latch(10);
+        pgrx::check_for_interrupts!();
+    }
+}
+
+/// Start one worker of the run in segment `handle`: client `i`, or the janitor.
+fn start_worker(
+    function: &str,
+    handle: pg_sys::dsm_handle,
+    i: usize,
+) -> Option<DynamicBackgroundWorker> {
+    let name = if i == JANITOR {
+        format!("{function} clean-up")
+    } else {
+        format!("{function} client {i}")
+    };
+    BackgroundWorkerBuilder::new(&name)
+        .set_type("keybench run worker")
+        .set_library("keybench")
+        .set_function("keybench_run_worker")
+        .set_argument(Some(pg_sys::Datum::from(((handle as u64) << 8) | i as u64)))
+        .enable_spi_access()
+        .set_start_time(BgWorkerStartTime::RecoveryFinished)
+        // SAFETY: reading this process's pid; the postmaster signals it when the worker starts
+        // or stops, which sets this process's latch.
+        .set_notify_pid(unsafe { pg_sys::MyProcPid })
+        .load_dynamic()
+        .ok()
+}
+
+fn current_setting(name: &str) -> String {
+    Spi::get_one_with_args::<String>("SELECT current_setting($1)", &[name.into()])
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Create the segment of workload `W` (its state set up by `init`, then `trailing` zeroed bytes),
+/// start `clients` workers, wait for them with a progress NOTICE, and return `result` of the
+/// finished segment. However it ends, the work is closed by the last worker out, or, when none is
+/// left to do it, by a clean-up worker started here. `what` names the work for the error that
+/// says nobody could close it ("run 7"; empty before it has an id).
+pub fn drive<W: Work, R>(
+    function: &'static str,
+    clients: i32,
+    trailing: usize,
+    init: impl FnOnce(&mut Segment<W::State>),
+    mut progress: impl FnMut(&Segment<W::State>, f64) -> String,
+    what: impl Fn(&Segment<W::State>) -> String,
+    result: impl FnOnce(&Segment<W::State>) -> R,
+) -> R {
+    let ext = extension_schema();
+    let size = std::mem::size_of::<Segment<W::State>>() + trailing;
+    // SAFETY: a new segment of `size` bytes, owned by this transaction's resource owner.
+    let seg = unsafe { pg_sys::dsm_create(size, 0) };
+    // SAFETY: the new segment's mapping, `size` bytes, suitably aligned (a DSM mapping starts on
+    // a page boundary).
+    let ptr = unsafe { pg_sys::dsm_segment_address(seg).cast::<Segment<W::State>>() };
+    // SAFETY: zeroing those `size` bytes makes a valid Segment (every field of the header and of
+    // a workload's state is valid as zeros: the Work contract), which no other process sees
+    // until a worker is started below.
+    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, size) };
+    // SAFETY: that Segment, not yet shared with anyone: the only reference to it.
+    let seg_ref = unsafe { &mut *ptr };
+    // SAFETY: the segment created above.
+    let handle = unsafe { pg_sys::dsm_segment_handle(seg) };
+    init(seg_ref);
+    let h = &mut seg_ref.header;
+    h.workload = W::TAG;
+    h.trailing_bytes = trailing;
+    // SAFETY: reading this backend's database, user, pid and latch address, all set before any
+    // SQL function runs.
+    unsafe {
+        h.database = pg_sys::MyDatabaseId.to_u32();
+        h.user = pg_sys::GetUserId().to_u32();
+        h.leader_pid = pg_sys::MyProcPid;
+        h.leader_latch = pg_sys::MyLatch as usize;
+    }
+    h.lock_key = handle as i32;
+    put_str(&mut h.ext_schema, &ext);
+    h.workers_left.store(clients as u32, Ordering::Release);
+    // SAFETY: the detach callback gets the segment's address, valid for as long as it is mapped,
+    // which is when the callback runs.
+    unsafe { pg_sys::on_dsm_detach(seg, Some(leader_detached), pg_sys::Datum::from(ptr)) };
+    // From here on the workers share it: only shared references (atomics for what changes).
+    let seg_ref: &Segment<W::State> = seg_ref;
+    let shared = &seg_ref.header;
+    let n = clients as usize;
+    let mut workers: Vec<DynamicBackgroundWorker> = Vec::with_capacity(n);
+    for i in 0..n {
+        match start_worker(function, handle, i) {
+            Some(w) => workers.push(w),
+            None => {
+                let max = current_setting("max_worker_processes");
+                if i == 0 {
+                    raise(WorkerError::Workers {
+                        function,
+                        needed: clients,
+                        started: 0,
+                        max_worker_processes: max,
+                    });
+                }
+                shared.record_error(
+                    &format!(
+                        "could not start client {i} of {n}: no background worker slot was free \
+                         (max_worker_processes is {max})"
+                    ),
+                    PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                );
+                for j in i..n {
+                    shared.depart(j);
+                }
+                break;
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let interval = notice_every_seconds();
+    let mut next_notice = interval;
+    let mut cancelled = false;
+    let mut janitor: Option<DynamicBackgroundWorker> = None;
+    loop {
+        if shared.finished.load(Ordering::Acquire) != FINISHED_NO {
+            break;
+        }
+        if !cancelled && shared.stop_requested() {
+            // A client failed or died: stop the others now, not at their next batch.
+            shared.cancel_clients();
+            cancelled = true;
+        }
+        let mut all_stopped = true;
+        for (i, w) in workers.iter().enumerate() {
+            if matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)) {
+                // A client that stopped without attaching never started: count it here.
+                if shared.slots[i].state.load(Ordering::Acquire) == SLOT_EMPTY
+                    && shared.slots[i].depart()
+                {
+                    shared.workers_left.fetch_sub(1, Ordering::AcqRel);
+                    shared.record_error(
+                        &format!(
+                            "client {i} of {n} stopped before it started (the server log says why)"
+                        ),
+                        PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED as i32,
+                    );
+                }
+            } else {
+                all_stopped = false;
+            }
+        }
+        if all_stopped && shared.finished.load(Ordering::Acquire) == FINISHED_NO {
+            // Every client is gone and none closed the run: one died. A clean-up worker closes it.
+            match &janitor {
+                None => match start_worker(function, handle, JANITOR) {
+                    Some(j) => janitor = Some(j),
+                    None => raise(WorkerError::Abandoned(
+                        function,
+                        shared.error(),
+                        what(seg_ref),
+                    )),
+                },
+                Some(j) => {
+                    if matches!(j.pid(), Err(BackgroundWorkerStatus::Stopped))
+                        && shared.finished.load(Ordering::Acquire) == FINISHED_NO
+                    {
+                        raise(WorkerError::Abandoned(
+                            function,
+                            shared.error(),
+                            what(seg_ref),
+                        ));
+                    }
+                }
+            }
+        }
+        wait_on_latch(100);
+        pgrx::check_for_interrupts!();
+        let elapsed = started.elapsed().as_secs_f64();
+        if interval > 0.0 && elapsed >= next_notice {
+            pgrx::notice!("{}", progress(seg_ref, elapsed));
+            next_notice += interval;
+        }
+    }
+    wait_for_exit(&workers);
+    if let Some(j) = &janitor {
+        wait_for_exit(std::slice::from_ref(j));
+    }
+    if shared.finished.load(Ordering::Acquire) != FINISHED_OK {
+        let msg = shared.error();
+        let msg = if msg.is_empty() {
+            "the run was stopped".to_string()
+        } else {
+            msg
+        };
+        raise(WorkerError::Worker(
+            function,
+            msg,
+            shared.error_code.load(Ordering::Acquire),
+        ));
+    }
+    let r = result(seg_ref);
+    // Finished: detach now rather than at commit (the callback sees the run finished).
+    // SAFETY: the segment this function created; `seg_ref` is not used after this.
+    unsafe { pg_sys::dsm_detach(seg) };
+    r
+}
