@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-100000000} v=${2:-18} cancel_after=${CANCEL_AFTER:-120}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 out=target/bench-100m
 mkdir -p "$out"
 trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-10000000} clients=${2:-4} v=${3:-18}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT
 install_release "$v"
 cluster_start "bench-10m$v" "$v" $((54360 + v)) "shared_preload_libraries=keybench"

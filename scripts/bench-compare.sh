@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 base=$(git rev-parse --verify "${1:?usage: $0 BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]}^{commit}")
 calls=${2:-1000000} rounds=${3:-3} pairs=${4:-5} v=${5:-18}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 work="$KB_ROOT/target/bench-compare-pg$v"
 cleanup() {
   KB_PG_CONFIG="$work/head/bin/pg_config" cluster_stop bench-compare-head "$v"

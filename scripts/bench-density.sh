@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-34000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
 cluster_start "bench-density$v" "$v" $((54340 + v)) "shared_preload_libraries=keybench" "max_wal_size=4GB"

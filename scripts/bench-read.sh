@@ -13,7 +13,7 @@ rows=${1:-1000000} ops=${2:-200000} pairs=${3:-5} v=${4:-18}
 shift $(($# < 4 ? $# : 4))
 clients=("${@:-1}"); [ $# -gt 0 ] || clients=(1 2)
 bash scripts/setup.sh >/dev/null
-. scripts/common.sh
+. scripts/lib/common.sh
 install_release "$v"
 trap 'cluster_stop bench-read "$v"' EXIT
 cluster_start bench-read "$v" $((54600 + v)) "shared_preload_libraries=keybench" "keybench.progress_interval=0"

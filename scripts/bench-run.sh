@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 rows=${1:-1000000} rounds=${2:-3} v=${3:-18}
 batches=$((rows / 1000))
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
 cluster_start "bench-run$v" "$v" $((54350 + v)) "shared_preload_libraries=keybench"

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-1000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
 cluster_start "bench$v" "$v" $((54330 + v)) "shared_preload_libraries=keybench"

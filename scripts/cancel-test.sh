@@ -7,7 +7,7 @@
 # Usage: scripts/cancel-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 name=cancel$v
 work=$KB_ROOT/target/clusters/$name-work

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway local Citus cluster with keybench, for trying distributed runs by hand: on a
-# PostgreSQL install that has Citus (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh),
+# PostgreSQL install that has Citus (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh),
 # installs keybench (release), starts a coordinator and
 # WORKERS workers (each with citus and keybench preloaded, keybench.node_id = its index, and
 # pg_walinspect), then runs psql on the coordinator with the given arguments (interactive without
@@ -14,7 +14,7 @@ if [ $# -gt 0 ] && [ "$1" != -- ]; then v=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" != -- ]; then workers=$1; shift; fi
 [ "${1:-}" = -- ] && shift
 bash scripts/setup.sh "$v" >/dev/null
-. scripts/citus.sh
+. scripts/lib/citus.sh
 citus_find "$v" || { echo "$CITUS_WHY" >&2; exit 1; }
 citus_install_keybench --release
 trap citus_cluster_stop EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # keybench on a Citus cluster: a throwaway coordinator and 2 workers of PostgreSQL MAJOR (default
 # 18), each with citus and keybench preloaded and keybench.node_id = its index, on a PostgreSQL
-# install that has Citus (scripts/citus.sh: KB_CITUS_PG_CONFIG, or .pg/MAJOR). Every check is a
+# install that has Citus (scripts/lib/citus.sh: KB_CITUS_PG_CONFIG, or .pg/MAJOR). Every check is a
 # SQL query:
 #   - keybench_run(..., distributed => true) for bigint, snowflake, uuidv7, uuidv4: the table is
 #     hash-distributed, every row lands, per-node WAL and per-shard density are recorded, and the
@@ -16,7 +16,7 @@
 #        without Citus for MAJOR, one "skipped - ..." line with the reason and exit 77)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/citus.sh
+. scripts/lib/citus.sh
 v=${1:-18}
 trap citus_cluster_stop EXIT
 failed=0

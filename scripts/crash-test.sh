@@ -4,7 +4,7 @@
 # Usage: scripts/crash-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 name=crash$v
 trap 'cluster_stop "$name" "$v"' EXIT

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 
 

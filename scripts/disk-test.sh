@@ -8,7 +8,7 @@
 # Usage: scripts/disk-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 name=disk$v
 small=$KB_ROOT/target/clusters/$name-small

@@ -2,7 +2,7 @@
 # The key choice on a Citus cluster: bigint (identity, from the coordinator's sequence),
 # snowflake, uuidv7 and uuidv4 as the distribution key of a table hashed over SHARDS shards on a
 # throwaway local cluster of a coordinator and 2 workers on a PostgreSQL install that has Citus
-# (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh), ROWS rows each, loaded
+# (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh), ROWS rows each, loaded
 # by keybench_run(..., distributed => true) from the coordinator (CLIENTS loaders, default 1). Twice: with
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
@@ -16,7 +16,7 @@ out=${OUT:-docs/DISTRIBUTED.md}
 clients=${CLIENTS:-1}
 kinds=(bigint snowflake uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
-. scripts/citus.sh
+. scripts/lib/citus.sh
 if [ -z "${REPORT_ONLY:-}" ]; then
   citus_find "$v" || { echo "$CITUS_WHY" >&2; exit 1; }
   citus_install_keybench --release

@@ -22,7 +22,7 @@ cap=${1:-96} sb=${2:-16MB} before=${3:-200000} after=${4:-2000000}
 out=${OUT:-docs/EXPERIMENT-C-REPLAY.md}
 kinds=(bigint uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release 18
 started=$(date +%s)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cap=${1:-96} sb=${2:-16MB} rows=${3:-2000000}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release 18
 KB_MEMORY_CAP_MB=$cap cluster_start experiment-c 18 54371 "shared_preload_libraries=keybench" "shared_buffers=$sb"

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 sb=${1:-128MB} batches=${2:-50} per=${3:-100000}
 rows=$((batches * per))
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release 18
 cluster_start experiment-d 18 54370 "shared_preload_libraries=keybench" "shared_buffers=$sb"

@@ -7,7 +7,7 @@ set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 rows_a=${1:-1000000} rows_b=${2:-1000000} rows_c=${3:-50000} rows_bloat=${4:-1000000}
 bash scripts/setup.sh
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 trap 'echo "scripts/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18

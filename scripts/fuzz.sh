@@ -9,7 +9,7 @@
 # Usage: scripts/fuzz.sh [QUERIES] [VERSION]   (defaults 5000 and 18; the seed is KB_FUZZ_SEED, default 1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 
 queries=${1:-5000}
 version=${2:-18}

@@ -8,7 +8,7 @@
 # Usage: scripts/isolation.sh MAJOR [SPEC...]   (default: every spec in pg_test/isolation/specs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 
 v=${1:-}
 pg_full_version "$v" >/dev/null 2>&1 || { echo "usage: scripts/isolation.sh MAJOR [SPEC...]   (MAJOR: ${PG_MAJORS[*]})" >&2; exit 2; }

@@ -12,7 +12,7 @@
 # Usage: scripts/lifecycle-test.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 # keybench 0.1.0 is the last commit before 0.2.0 began (Cargo.toml version 0.1.0).
 KB_V010_COMMIT=$(git rev-parse --verify -q "312024b^{commit}") || { echo "not ok - lifecycle: commit 312024b (keybench 0.1.0) is not in this clone"; exit 1; }

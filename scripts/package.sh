@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh "$@" >/dev/null || exit 1
-. scripts/common.sh
+. scripts/lib/common.sh
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 mkdir -p dist target/logs

@@ -14,7 +14,7 @@ out=${OUT:-docs/READS.md}
 chart="img/$(basename "$out" .md | tr 'A-Z' 'a-z')-during-load.svg"
 kinds=(bigint uuidv7 uuidv4 ulid snowflake)
 bash scripts/setup.sh >/dev/null
-. scripts/common.sh
+. scripts/lib/common.sh
 install_release "$v"
 trap 'cluster_stop read-side "$v"' EXIT
 q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }

@@ -9,7 +9,7 @@
 #        WRITE=1 scripts/readme-check.sh   replaces the README's session with what psql printed
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 name=readme$v
 trap 'cluster_stop "$name" "$v"' EXIT

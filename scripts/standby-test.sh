@@ -14,7 +14,7 @@
 # Usage: scripts/standby-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/common.sh
+. scripts/lib/common.sh
 v=${1:-18}
 primary=standby$v-primary
 sdir="$KB_ROOT/target/clusters/standby$v-standby"

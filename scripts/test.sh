@@ -14,14 +14,14 @@
 #      start run as written (scripts/readme-check.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/citus-test.sh), where that major has Citus installed
-#      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh); without it, a "skipped" line
+#      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
 #      with the reason and what would enable it
 # Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 
 pgrx_tests=1

@@ -1,11 +1,11 @@
 # Sourced by the keybench scripts: PostgreSQL locations and throwaway clusters.
 # PostgreSQL refuses to run as root, so every cluster here runs as the OS user `postgres`.
-KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$HOME/.cargo/bin:$PATH"
 # This checkout's pgrx configuration (scripts/setup.sh writes it), never another checkout's.
 export PGRX_HOME="$KB_ROOT/.pg/pgrx"
 
-. "$KB_ROOT/scripts/versions.sh"
+. "$KB_ROOT/scripts/lib/versions.sh"
 
 pg_config_for() { # pg_config_for MAJOR: the pg_config of that PostgreSQL (installed by setup.sh)
   pg_full_version "$1" >/dev/null || return 1
