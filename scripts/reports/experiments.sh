@@ -2,14 +2,14 @@
 # Rerun what keybench can reproduce of the four studies in ../shared/EXPERIMENTS.md, scaled to this
 # machine, on throwaway PostgreSQL 18 clusters with default settings (keybench preloaded), and write
 # docs/EXPERIMENTS.md with every table printed and the experiment D chart.
-# Usage: scripts/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C] [ROWS_BLOAT]   (defaults: 1000000 1000000 50000 1000000)
+# Usage: scripts/reports/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C] [ROWS_BLOAT]   (defaults: 1000000 1000000 50000 1000000)
 set -Eeuo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows_a=${1:-1000000} rows_b=${2:-1000000} rows_c=${3:-50000} rows_bloat=${4:-1000000}
 bash scripts/setup.sh
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT
-trap 'echo "scripts/experiments.sh: failed at line $LINENO" >&2' ERR
+trap 'echo "scripts/reports/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18
 out=docs/EXPERIMENTS.md
 cluster_start experiments 18 54380 "shared_preload_libraries=keybench"
@@ -27,7 +27,7 @@ version=$("$PGBIN/psql" -X -At -c "SELECT current_setting('server_version') || '
 cat > "$out" <<DOC
 # The four studies, rerun with keybench
 
-Written by \`./scripts/experiments.sh $rows_a $rows_b $rows_c $rows_bloat\` on $(date -u +%Y-%m-%d): PostgreSQL $version,
+Written by \`./scripts/reports/experiments.sh $rows_a $rows_b $rows_c $rows_bloat\` on $(date -u +%Y-%m-%d): PostgreSQL $version,
 2 cores. Every table below is what psql printed for the query above it. The studies ran at sizes
 this machine finishes in minutes; where a setup cannot be reproduced here, the section says so.
 DOC
@@ -146,7 +146,7 @@ full of random 16-byte keys, compress little (PostgreSQL leaves a page's free-sp
 image with or without compression).
 DOC
 
-printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
+printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/reports/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
 cluster_start experiments-primary 18 54383 "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION dblink"
 standby_start experiments-standby 18 54384 >/dev/null
@@ -155,13 +155,13 @@ q "" "SELECT kind, wal, fpi, replay_seconds, replay_us_per_row, replay_rows_per_
 FROM keybench_replay('host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres', ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a)"
 cluster_stop_all
 
-bash scripts/experiment-c-replay.sh 96 16MB 200000 2000000 >/dev/null 2>&1
-printf '\n### Standby replay under the memory limit\n\n`./scripts/experiment-c-replay.sh 96 16MB 200000 2000000` writes [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md): a primary and a standby, each in a 96 MB memory cgroup with shared_buffers = 16 MB, experiment C'"'"'s table loaded by `keybench_replay` (replay paused, the load, replay resumed and timed) before and after the primary'"'"'s memory limit, then with full_page_writes off and with recovery_prefetch off; and each key once more with the standby replaying live, its lag per batch charted. The study: uuidv4 2.4x slower per row before the limit, 5.5x after.\n\n' >> "$out"
+bash scripts/reports/experiment-c-replay.sh 96 16MB 200000 2000000 >/dev/null 2>&1
+printf '\n### Standby replay under the memory limit\n\n`./scripts/reports/experiment-c-replay.sh 96 16MB 200000 2000000` writes [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md): a primary and a standby, each in a 96 MB memory cgroup with shared_buffers = 16 MB, experiment C'"'"'s table loaded by `keybench_replay` (replay paused, the load, replay resumed and timed) before and after the primary'"'"'s memory limit, then with full_page_writes off and with recovery_prefetch off; and each key once more with the standby replaying live, its lag per batch charted. The study: uuidv4 2.4x slower per row before the limit, 5.5x after.\n\n' >> "$out"
 awk '/^\| pass \|/ { f = 1 } f && /^\|/ { print; next } f { exit }' docs/EXPERIMENT-C-REPLAY.md >> "$out"
 printf '\n![Standby replay lag per batch, the standby replaying live](img/experiment-c-replay-lag.png)\n' >> "$out"
 
-printf '\n### The memory cap\n\nThe study capped the memory of a 100-million-row server so that its indexes outgrew the cache. Here the same at a scale this machine loads in minutes: `./scripts/experiment-c.sh 96 16MB 2000000` runs a throwaway PostgreSQL 18 inside a memory cgroup of 96 MB (shared memory, process memory and page cache all count, so what does not fit is read back from disk) with shared_buffers = 16 MB, and loads 2,000,000 single-row transactions per key from 4 workers:\n\n```\n' >> "$out"
-bash scripts/experiment-c.sh 96 16MB 2000000 2>/dev/null | grep -v '^\[setup\]' | sed 's/ *$//' >> "$out"
+printf '\n### The memory cap\n\nThe study capped the memory of a 100-million-row server so that its indexes outgrew the cache. Here the same at a scale this machine loads in minutes: `./scripts/reports/experiment-c.sh 96 16MB 2000000` runs a throwaway PostgreSQL 18 inside a memory cgroup of 96 MB (shared memory, process memory and page cache all count, so what does not fit is read back from disk) with shared_buffers = 16 MB, and loads 2,000,000 single-row transactions per key from 4 workers:\n\n```\n' >> "$out"
+bash scripts/reports/experiment-c.sh 96 16MB 2000000 2>/dev/null | grep -v '^\[setup\]' | sed 's/ *$//' >> "$out"
 printf '```\n\n![Experiment C under a memory cap](img/experiment-c-96MB.png)\n' >> "$out"
 printf '\n### The I/O bill\n\nThe end of the output above: `keybench_io_cost` over the three runs (uuidv7 first, so that `cost_over_first` is the difference to it) projects each run'"'"'s measured reads (blocks its loaders read from outside shared_buffers) and WAL per row to a month at 1,000 inserts/s, as Aurora Standard bills I/O ($0.20 per million requests, 8 KiB read pages, 4 KiB write units): the study'"'"'s uuidv4-over-uuidv7 difference was $457-486 a month. It rests on counts, which the machine'"'"'s speed does not set.\n' >> "$out"
 
@@ -180,8 +180,8 @@ q "One more 10,000-row batch into each:" "SELECT r.kind, round(p.elapsed_ms::num
 FROM keybench.runs r, LATERAL keybench_probe(r.run_id, 10000) p WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
 cluster_stop_all
 
-printf '\n## D. The cache cliff (shared_buffers 128 MB)\n\n`./scripts/experiment-d.sh 128MB 50 100000`:\n\n```\n' >> "$out"
-bash scripts/experiment-d.sh 128MB 50 100000 2>/dev/null | grep -v '^\[setup\]' | sed 's/ *$//' >> "$out"
+printf '\n## D. The cache cliff (shared_buffers 128 MB)\n\n`./scripts/reports/experiment-d.sh 128MB 50 100000`:\n\n```\n' >> "$out"
+bash scripts/reports/experiment-d.sh 128MB 50 100000 2>/dev/null | grep -v '^\[setup\]' | sed 's/ *$//' >> "$out"
 printf '```\n\n![Experiment D](img/experiment-d-128MB.png)\n' >> "$out"
 cat >> "$out" <<'DOC'
 
@@ -191,7 +191,7 @@ cat >> "$out" <<'DOC'
   clients, as many as max_worker_processes allows). The sections above run C's single-row load,
   memory cap, checkpoint and wal_compression variants and standby replay at 50,000 to 2,000,000
   rows per key.
-- A at 10 million rows: scripts/bench-10m.sh runs that scale once (docs/BENCHMARKS.md).
+- A at 10 million rows: scripts/bench/bench-10m.sh runs that scale once (docs/BENCHMARKS.md).
 
 ## One call per study
 

@@ -5,13 +5,13 @@
 # `cargo pgrx install --pg-config ...` installs it), in a fresh cluster that this script starts
 # (shared_preload_libraries = keybench) and stops.
 # Prints pg_isolation_regress's result lines and exits non-zero if any spec failed.
-# Usage: scripts/isolation.sh MAJOR [SPEC...]   (default: every spec in pg_test/isolation/specs)
+# Usage: scripts/tests/isolation.sh MAJOR [SPEC...]   (default: every spec in pg_test/isolation/specs)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 
 v=${1:-}
-pg_full_version "$v" >/dev/null 2>&1 || { echo "usage: scripts/isolation.sh MAJOR [SPEC...]   (MAJOR: ${PG_MAJORS[*]})" >&2; exit 2; }
+pg_full_version "$v" >/dev/null 2>&1 || { echo "usage: scripts/tests/isolation.sh MAJOR [SPEC...]   (MAJOR: ${PG_MAJORS[*]})" >&2; exit 2; }
 shift
 pg_config=$(pg_config_for "$v") || exit 1
 regress="$("$pg_config" --pkglibdir)/pgxs/src/test/isolation/pg_isolation_regress"

@@ -4,10 +4,10 @@
 # keybench_generator_cost(CALLS, ROUNDS) alternates between them PAIRS times (the order flipping
 # each pair, so neither always runs on a warmer or quieter machine). Prints per generator the
 # median of both and the median of the per-pair ratios this/base (below 1: this tree is faster).
-# Usage: scripts/bench-compare.sh BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]
-#        (defaults: 1000000 3 5 18; e.g. scripts/bench-compare.sh a8d114a)
+# Usage: scripts/bench/bench-compare.sh BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]
+#        (defaults: 1000000 3 5 18; e.g. scripts/bench/bench-compare.sh a8d114a)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 base=$(git rev-parse --verify "${1:?usage: $0 BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]}^{commit}")
 calls=${2:-1000000} rounds=${3:-3} pairs=${4:-5} v=${5:-18}
 bash scripts/setup.sh

@@ -12,10 +12,10 @@
 #   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
 #   - a cancelled distributed run leaves no table and no shard behind; a worker node down mid-run
 #     (and under keybench_cleanup()) leaves the run closed and clearly marked
-# Usage: scripts/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure;
+# Usage: scripts/tests/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure;
 #        without Citus for MAJOR, one "skipped - ..." line with the reason and exit 77)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/citus.sh
 v=${1:-18}
 trap citus_cluster_stop EXIT

@@ -8,9 +8,9 @@
 # Each package is then tested the way a user would use it: unpacked into a fresh copy of that
 # major's server that has never seen keybench, with no Rust toolchain on the PATH, then
 # CREATE EXTENSION keybench, a short two-client run, density and the generators.
-# Usage: scripts/package.sh [MAJOR...]   (default: every major; prints "ok - ..." lines)
+# Usage: scripts/tools/package.sh [MAJOR...]   (default: every major; prints "ok - ..." lines)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bash scripts/setup.sh "$@" >/dev/null || exit 1
 . scripts/lib/common.sh
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")

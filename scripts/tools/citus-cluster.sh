@@ -5,10 +5,10 @@
 # WORKERS workers (each with citus and keybench preloaded, keybench.node_id = its index, and
 # pg_walinspect), then runs psql on the coordinator with the given arguments (interactive without
 # any), and stops the cluster when psql exits.
-# Usage: scripts/citus-cluster.sh [MAJOR [WORKERS]] [-- psql arguments...]   (defaults: 18 2)
-#   scripts/citus-cluster.sh 18 2 -- -c "SELECT * FROM keybench_run('uuidv7', 100000, distributed => true)"
+# Usage: scripts/tools/citus-cluster.sh [MAJOR [WORKERS]] [-- psql arguments...]   (defaults: 18 2)
+#   scripts/tools/citus-cluster.sh 18 2 -- -c "SELECT * FROM keybench_run('uuidv7', 100000, distributed => true)"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 v=18 workers=2
 if [ $# -gt 0 ] && [ "$1" != -- ]; then v=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" != -- ]; then workers=$1; shift; fi

@@ -3,9 +3,9 @@
 # ROWS rows each (default 10 million) in 1000-row batches from CLIENTS concurrent workers (default 4),
 # on a throwaway PostgreSQL 18 with default settings (keybench preloaded). While it runs, samples the
 # private (anonymous) memory of the leader and of every worker from /proc, to show it stays flat.
-# Usage: scripts/bench-10m.sh [ROWS] [CLIENTS] [PG_MAJOR]
+# Usage: scripts/bench/bench-10m.sh [ROWS] [CLIENTS] [PG_MAJOR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-10000000} clients=${2:-4} v=${3:-18}
 bash scripts/setup.sh
 . scripts/lib/common.sh

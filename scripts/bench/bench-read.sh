@@ -5,10 +5,10 @@
 # running the same lookup (`SELECT * FROM <the run's table> WHERE id = $1`, id drawn uniformly
 # from 1..ROWS, which is keybench_read's distribution over that table) for OPS transactions in
 # all. Prints both rates per pair and the median of keybench/pgbench per client count.
-# Usage: scripts/bench-read.sh [ROWS] [OPS] [PAIRS] [MAJOR] [CLIENTS...]
+# Usage: scripts/bench/bench-read.sh [ROWS] [OPS] [PAIRS] [MAJOR] [CLIENTS...]
 #        (defaults: 1000000 200000 5 18 1 2)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-1000000} ops=${2:-200000} pairs=${3:-5} v=${4:-18}
 shift $(($# < 4 ? $# : 4))
 clients=("${@:-1}"); [ $# -gt 0 ] || clients=(1 2)

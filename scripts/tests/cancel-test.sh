@@ -4,9 +4,9 @@
 # that row makes the finishing step wait there, so that the cancel lands in it every time). After
 # each: the caller gets 57014, the run is marked cancelled, its table is gone (with keep => true it
 # stays, named in keybench.runs), no worker is left, and the next run works. How long the call took to return is printed, not checked.
-# Usage: scripts/cancel-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/tests/cancel-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 name=cancel$v

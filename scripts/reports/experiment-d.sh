@@ -5,9 +5,9 @@
 # size, index blocks read from outside shared_buffers, hit ratio; the cliff (keybench_cliff), its
 # projection for other shared_buffers sizes, and the three-panel chart as SVG (and PNG, when
 # Chromium is installed) in docs/img/.
-# Usage: scripts/experiment-d.sh [SHARED_BUFFERS] [BATCHES] [ROWS_PER_BATCH]   (defaults: 128MB 50 100000)
+# Usage: scripts/reports/experiment-d.sh [SHARED_BUFFERS] [BATCHES] [ROWS_PER_BATCH]   (defaults: 128MB 50 100000)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 sb=${1:-128MB} batches=${2:-50} per=${3:-100000}
 rows=$((batches * per))
 bash scripts/setup.sh

@@ -11,9 +11,9 @@
 # batches, the chart's size; and a cancel of a large run after CANCEL_AFTER seconds (default 120):
 # how long the call takes to give the time back, and what is left behind.
 # Everything goes to target/bench-100m/ (report.txt, the export, the chart and its PNG).
-# Usage: scripts/bench-100m.sh [ROWS] [PG_MAJOR]
+# Usage: scripts/bench/bench-100m.sh [ROWS] [PG_MAJOR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-100000000} v=${2:-18} cancel_after=${CANCEL_AFTER:-120}
 bash scripts/setup.sh
 . scripts/lib/common.sh

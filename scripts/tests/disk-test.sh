@@ -5,9 +5,9 @@
 # says; a load during which free space falls below keybench.min_free_space stops, is marked failed
 # with the reason and drops its table (even with keep => true), leaving no worker behind; and a role
 # without CREATE on the tablespace is refused (42501).
-# Usage: scripts/disk-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/tests/disk-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 name=disk$v

@@ -11,9 +11,9 @@
 #     without pg_read_all_stats the lags are unknown (NULL, with the reason), never zeros
 #   - export and import carry the standbys' rows; keybench_io_cost over the runs
 #   - the standby stopped mid-run: the run completes and the standby is marked incomplete
-# Usage: scripts/standby-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/tests/standby-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 primary=standby$v-primary

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Generator cost benchmark: keybench's generators against nextval() and the server's built-ins,
 # side by side in one run inside a throwaway PostgreSQL 18 (or 15) with keybench preloaded.
-# Usage: scripts/bench.sh [CALLS] [ROUNDS] [PG_MAJOR]   (defaults: 1000000 5 18)
+# Usage: scripts/bench/bench.sh [CALLS] [ROUNDS] [PG_MAJOR]   (defaults: 1000000 5 18)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 calls=${1:-1000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
 . scripts/lib/common.sh

@@ -14,10 +14,10 @@
 # replay lag per batch drawn by keybench_chart. Writes docs/EXPERIMENT-C-REPLAY.md (OUT=... for
 # another file) and docs/img/experiment-c-replay-lag.svg (and .png when Chromium is installed).
 # Needs root and the cgroup v1 memory controller (/sys/fs/cgroup/memory).
-# Usage: scripts/experiment-c-replay.sh [CAP_MB] [SHARED_BUFFERS] [ROWS_BEFORE] [ROWS_AFTER]
+# Usage: scripts/reports/experiment-c-replay.sh [CAP_MB] [SHARED_BUFFERS] [ROWS_BEFORE] [ROWS_AFTER]
 #        (defaults: 96 16MB 200000 2000000)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cap=${1:-96} sb=${2:-16MB} before=${3:-200000} after=${4:-2000000}
 out=${OUT:-docs/EXPERIMENT-C-REPLAY.md}
 kinds=(bigint uuidv7 uuidv4)
@@ -77,7 +77,7 @@ live_table=$(p "SELECT string_agg(format('| %s | %s | %s | %s | %s | %s |', r.ki
 cat <<EOF
 # Experiment C's standby replay, on this machine
 
-Written by \`scripts/experiment-c-replay.sh $cap $sb $before $after\` ($((elapsed / 60)) min $((elapsed % 60)) s) on PostgreSQL $version:
+Written by \`scripts/reports/experiment-c-replay.sh $cap $sb $before $after\` ($((elapsed / 60)) min $((elapsed % 60)) s) on PostgreSQL $version:
 a primary and a streaming standby made from it by \`pg_basebackup -R\`, on one 2-core machine, each
 server in a memory cgroup of its own of $cap MB (shared memory, process memory and page cache all
 count, so what does not fit is read back from disk) with shared_buffers = $sb, every other setting

@@ -6,9 +6,9 @@
 # sets 2 s, and sqlsmith itself sets 1 s on every connection it opens.
 # A backend crash (the postmaster's "terminated by signal" in the server log, a restart, a changed
 # pg_postmaster_start_time()) fails the script. Prints one summary line and the errors by SQLSTATE.
-# Usage: scripts/fuzz.sh [QUERIES] [VERSION]   (defaults 5000 and 18; the seed is KB_FUZZ_SEED, default 1)
+# Usage: scripts/tests/fuzz.sh [QUERIES] [VERSION]   (defaults 5000 and 18; the seed is KB_FUZZ_SEED, default 1)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 
 queries=${1:-5000}

@@ -9,9 +9,9 @@
 #   2. dump and restore: a database with keybench defaults (snowflake_id, ulid, nanoid columns),
 #      runs, batches and a kept run goes through pg_dump -Fc and pg_restore into a new database:
 #      no errors, the same rows, defaults that still work, and a new run that succeeds.
-# Usage: scripts/lifecycle-test.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
+# Usage: scripts/tests/lifecycle-test.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 # keybench 0.1.0 is the last commit before 0.2.0 began (Cargo.toml version 0.1.0).

@@ -5,9 +5,9 @@
 # whose do not (16 MB; what misses shared buffers comes from the OS page cache or the disk); then
 # uuidv7 and uuidv4 loaded with a reader next to the loader on 16 MB. Writes docs/READS.md
 # (override with OUT=...). WORKLOADS=... runs a subset (default: point recent range join group).
-# Usage: scripts/read-side.sh [ROWS] [MAJOR]   (defaults: 1000000 18)
+# Usage: scripts/reports/read-side.sh [ROWS] [MAJOR]   (defaults: 1000000 18)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-1000000} v=${2:-18}
 out=${OUT:-docs/READS.md}
 # The chart beside it: docs/READS.md -> docs/img/reads-during-load.svg
@@ -98,7 +98,7 @@ rows = int(rows)
 with open(out, "w") as f:
     f.write(f"""# The read side: lookups, recent rows, ranges, joins and GROUP BY per key kind
 
-Written by `{"WORKLOADS='" + only + "' " if only else ""}scripts/read-side.sh {rows}` ({int(elapsed) // 60} min {int(elapsed) % 60} s) on PostgreSQL {version}, a
+Written by `{"WORKLOADS='" + only + "' " if only else ""}scripts/reports/read-side.sh {rows}` ({int(elapsed) // 60} min {int(elapsed) % 60} s) on PostgreSQL {version}, a
 2-core machine. Each kind: a kept `keybench_run` of {rows:,} rows (shape a: customer_id, created_at,
 a 60-byte payload), then `keybench_read` with each workload, one client:
 

@@ -5,10 +5,10 @@
 # number masked (timings, sizes and random keys' density differ from run to run) and runs of
 # spaces and dashes folded (column widths follow the numbers). GUIDE.md's longer transcript is
 # checked exactly, against pg_test/expected/readme.out, by scripts/test.sh.
-# Usage: scripts/readme-check.sh [MAJOR]   (prints "ok - ..." / "not ok - ..."; exit 1 on failure)
-#        WRITE=1 scripts/readme-check.sh   replaces the README's session with what psql printed
+# Usage: scripts/tests/readme-check.sh [MAJOR]   (prints "ok - ..." / "not ok - ..."; exit 1 on failure)
+#        WRITE=1 scripts/tests/readme-check.sh   replaces the README's session with what psql printed
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 name=readme$v

@@ -3,9 +3,9 @@
 # in one session of a throwaway PostgreSQL 18 (shared_buffers 128 MB, so the index does not fit):
 # ROUNDS alternating pairs, each timed in the server; the buffers of the index left in shared
 # buffers after each; and how fast a statement_timeout stops keybench_density.
-# Usage: scripts/bench-density.sh [ROWS] [ROUNDS] [PG_MAJOR]   (defaults: 34000000 5 18)
+# Usage: scripts/bench/bench-density.sh [ROWS] [ROUNDS] [PG_MAJOR]   (defaults: 34000000 5 18)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-34000000} rounds=${2:-5} v=${3:-18}
 bash scripts/setup.sh
 . scripts/lib/common.sh

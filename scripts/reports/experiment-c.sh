@@ -6,9 +6,9 @@
 # 4 workers for bigint, uuidv4 and uuidv7; the insert rate batch by batch as the indexes outgrow the
 # cap, the rate ratios once out of memory, and the chart.
 # Needs root and the cgroup v1 memory controller (/sys/fs/cgroup/memory).
-# Usage: scripts/experiment-c.sh [CAP_MB] [SHARED_BUFFERS] [ROWS]   (defaults: 96 16MB 2000000)
+# Usage: scripts/reports/experiment-c.sh [CAP_MB] [SHARED_BUFFERS] [ROWS]   (defaults: 96 16MB 2000000)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cap=${1:-96} sb=${2:-16MB} rows=${3:-2000000}
 bash scripts/setup.sh
 . scripts/lib/common.sh

@@ -7,10 +7,10 @@
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
 # docs/DISTRIBUTED.md (override with OUT=...).
-# Usage: scripts/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32; CLIENTS=N loaders;
+# Usage: scripts/reports/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32; CLIENTS=N loaders;
 #        REPORT_ONLY=1 rewrites the report from the last run's figures in target/)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-1000000} v=${2:-18} shards=${3:-32}
 out=${OUT:-docs/DISTRIBUTED.md}
 clients=${CLIENTS:-1}
@@ -93,7 +93,7 @@ table() { # table SQL: markdown rows from a query returning one text column per 
 cat <<EOF
 # keybench on a Citus cluster
 
-Written by \`CLIENTS=$clients scripts/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
+Written by \`CLIENTS=$clients scripts/reports/distributed.sh $rows $v $shards\` ($((elapsed / 60)) min $((elapsed % 60)) s for the runs) on a
 throwaway cluster on this machine (2 cores): a Citus ${citus_release:-} (extension version $citus_version) coordinator and 2 workers, each PostgreSQL
 $server_version with \`shared_preload_libraries = 'citus,keybench'\`, fsync on, data checksums $checksums, every
 other setting PostgreSQL's default but shared_buffers, max_wal_size (4 GB) and checkpoint_timeout (30 min,
@@ -190,7 +190,7 @@ awk -F, '{ printf "| %s | %s | %s |\n", $1, $2, $3 }' "$KB_ROOT/target/distribut
 cat <<EOF
 
 - **Snowflake ids stay unique across nodes** when every node has its own \`keybench.node_id\`:
-  scripts/citus-test.sh inserts from six sessions at once, two on each node, with the default
+  scripts/tests/citus-test.sh inserts from six sessions at once, two on each node, with the default
   evaluated on the coordinator and on the workers, and finds every id distinct and carrying the id
   of the node that made it. Set it per node (\`ALTER SYSTEM SET keybench.node_id = N\` on each, then
   \`SELECT pg_reload_conf()\`): ids made on two nodes with the same node id in the same millisecond

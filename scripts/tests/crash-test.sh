@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # kill -9 of a keybench_run worker: the server restarts (crash recovery), the run is left marked
 # running with its table, and the next keybench_run (or keybench_cleanup()) closes it.
-# Usage: scripts/crash-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/tests/crash-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 v=${1:-18}
 name=crash$v

@@ -7,9 +7,9 @@
 #     index size, leaf density and fragmentation (pgstatindex) side by side, with the ratios.
 #  2. overhead: ROUNDS alternating pairs of keybench_run('bigint', ROWS) and the same batches from
 #     psql, wall time of each from this script, ratio per pair.
-# Usage: scripts/bench-run.sh [ROWS] [ROUNDS] [PG_MAJOR]   (defaults: 1000000 3 18)
+# Usage: scripts/bench/bench-run.sh [ROWS] [ROUNDS] [PG_MAJOR]   (defaults: 1000000 3 18)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows=${1:-1000000} rounds=${2:-3} v=${3:-18}
 batches=$((rows / 1000))
 bash scripts/setup.sh
