@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
-#   1. set-up (idempotent)
+#   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
+#      port table (scripts/tests/ports-check.sh)
 #   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
@@ -82,6 +83,8 @@ else
   echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
 fi
 chown postgres target/pgrx-test-data
+echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
+run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
 
 for v in "${versions[@]}"; do
   if [ $pgrx_tests = 1 ]; then
@@ -105,9 +108,9 @@ for v in "${versions[@]}"; do
   regress="$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress"
   # fsync off: these clusters hold nothing worth keeping, and the suite runs faster.
   # No progress NOTICEs: how many a run prints depends on the machine's speed.
-  run_suite "$v" preload $((55400 + v)) "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
-  run_suite "$v" no_preload $((55500 + v)) "fsync=off" "keybench.progress_interval=0"
-  run_suite "$v" small_cache $((55600 + v)) "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
+  run_suite "$v" preload "$(port_for regress "$v" 0)" "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
+  run_suite "$v" no_preload "$(port_for regress "$v" 1)" "fsync=off" "keybench.progress_interval=0"
+  run_suite "$v" small_cache "$(port_for regress "$v" 2)" "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
   echo "-- scripts/tests/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
   run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/tests/isolation.sh "$v"
   echo "-- scripts/tests/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"

@@ -21,7 +21,7 @@ out=target/bench-100m
 mkdir -p "$out"
 trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT
 install_release "$v"
-cluster_start "bench-100m$v" "$v" $((54380 + v)) "shared_preload_libraries=keybench"
+cluster_start "bench-100m$v" "$v" "$(port_for bench-100m "$v")" "shared_preload_libraries=keybench"
 data=$KB_ROOT/target/clusters/bench-100m$v/data
 psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"

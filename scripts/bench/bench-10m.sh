@@ -11,7 +11,7 @@ bash scripts/setup.sh
 . scripts/lib/common.sh
 trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT
 install_release "$v"
-cluster_start "bench-10m$v" "$v" $((54360 + v)) "shared_preload_libraries=keybench"
+cluster_start "bench-10m$v" "$v" "$(port_for bench-10m "$v")" "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
 samples=target/clusters/bench-10m$v/rss.tsv
 : > "$samples"

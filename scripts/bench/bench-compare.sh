@@ -31,10 +31,10 @@ echo "-- building $(git log -1 --format='%h %s' "$base" | cut -c1-80) (base)"
 echo "-- building this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.toml || echo ', with uncommitted changes'))"
 cargo pgrx install --release --pg-config "$work/head/bin/pg_config" >"$work/build-head.log" 2>&1 \
   || { tail -30 "$work/build-head.log"; exit 1; }
-KB_PG_CONFIG="$work/base/bin/pg_config" cluster_start bench-compare-base "$v" $((54410 + v)) \
+KB_PG_CONFIG="$work/base/bin/pg_config" cluster_start bench-compare-base "$v" "$(port_for bench-compare "$v" 1)" \
   "shared_preload_libraries=keybench" "work_mem=256MB"
 sock_base="$PGHOST -p $PGPORT"
-KB_PG_CONFIG="$work/head/bin/pg_config" cluster_start bench-compare-head "$v" $((54390 + v)) \
+KB_PG_CONFIG="$work/head/bin/pg_config" cluster_start bench-compare-head "$v" "$(port_for bench-compare "$v" 0)" \
   "shared_preload_libraries=keybench" "work_mem=256MB"
 sock_head="$PGHOST -p $PGPORT"
 # q "SOCKET_DIR -p PORT" SQL

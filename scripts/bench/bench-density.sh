@@ -11,7 +11,7 @@ bash scripts/setup.sh
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
-cluster_start "bench-density$v" "$v" $((54340 + v)) "shared_preload_libraries=keybench" "max_wal_size=4GB"
+cluster_start "bench-density$v" "$v" "$(port_for bench-density "$v")" "shared_preload_libraries=keybench" "max_wal_size=4GB"
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 <<SQL
 \pset footer off
 CREATE EXTENSION keybench; CREATE EXTENSION pgstattuple; CREATE EXTENSION pg_buffercache;

@@ -16,7 +16,7 @@ bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
 install_release "$v"
 trap 'cluster_stop bench-read "$v"' EXIT
-cluster_start bench-read "$v" $((54600 + v)) "shared_preload_libraries=keybench" "keybench.progress_interval=0"
+cluster_start bench-read "$v" "$(port_for bench-read "$v")" "shared_preload_libraries=keybench" "keybench.progress_interval=0"
 q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 q "CREATE EXTENSION keybench" >/dev/null
 run=$(q "SELECT run_id FROM keybench_run('bigint', $rows, keep => true)")

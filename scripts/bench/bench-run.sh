@@ -16,7 +16,7 @@ bash scripts/setup.sh
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
-cluster_start "bench-run$v" "$v" $((54350 + v)) "shared_preload_libraries=keybench"
+cluster_start "bench-run$v" "$v" "$(port_for bench-run "$v")" "shared_preload_libraries=keybench"
 psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 export PGOPTIONS="-c client_min_messages=warning"
 psql_q -c "CREATE EXTENSION keybench; CREATE EXTENSION pgstattuple;

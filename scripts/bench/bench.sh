@@ -9,7 +9,7 @@ bash scripts/setup.sh
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT
 install_release "$v"
-cluster_start "bench$v" "$v" $((54330 + v)) "shared_preload_libraries=keybench"
+cluster_start "bench$v" "$v" "$(port_for bench "$v")" "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 <<SQL
 \pset footer off
 CREATE EXTENSION keybench;

@@ -17,9 +17,11 @@
 #                                             was looked at, and how to point at another
 #   citus_install_keybench [--release]        build keybench and install it into that install, when
 #                                             it is not .pg/MAJOR (scripts/test.sh installs there)
-#   citus_cluster_start MAJOR WORKERS PORT0 [settings...]
-#                                             coordinator on PORT0, workers on PORT0+1..; every node
-#                                             gets keybench.node_id = its index (0 = coordinator)
+#   citus_cluster_start MAJOR WORKERS SCRIPT [settings...]
+#                                             node I (0 = the coordinator, then the workers) on
+#                                             port_for SCRIPT MAJOR I (lib/ports.sh), with
+#                                             keybench.node_id = I; PGHOST and PGPORT then name the
+#                                             coordinator
 #   citus_cluster_stop                        stop every node (also on EXIT in the callers' traps)
 #   citus_psql NODE [psql args...]            psql on node NODE (0 = coordinator) as postgres
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -68,14 +70,15 @@ citus_install_keybench() { # citus_install_keybench [--release]: after citus_fin
 }
 
 CITUS_NODES=()
-# citus_cluster_start MAJOR WORKERS PORT0 [postgres -c settings...]: listens on localhost TCP (the
+# citus_cluster_start MAJOR WORKERS SCRIPT [postgres -c settings...]: listens on localhost TCP (the
 # nodes connect to each other there) and a private socket; trust auth, as every throwaway cluster.
+# PGHOST and PGPORT name the coordinator when it returns.
 citus_cluster_start() {
-  local m=$1 workers=$2 port0=$3 i port name; shift 3
+  local m=$1 workers=$2 script=$3 i port name; shift 3
   citus_find "$m" || { echo "$CITUS_WHY" >&2; return 1; }
   CITUS_MAJOR=$m; CITUS_NODES=()
   for i in $(seq 0 "$workers"); do
-    port=$((port0 + i)); name="citus$m-node$i"
+    port=$(port_for "$script" "$m" "$i") || return 1; name="citus$m-node$i"
     cluster_start "$name" "$m" "$port" listen_addresses=localhost "shared_preload_libraries=citus,keybench" \
       "keybench.node_id=$i" "$@" || return 1
     CITUS_NODES+=("$name:$port")
@@ -83,10 +86,11 @@ citus_cluster_start() {
     # pg_walinspect gives keybench each node's full-page images of a run.
     citus_psql "$i" -c "CREATE EXTENSION pg_walinspect" >/dev/null 2>&1 || true
   done
-  citus_psql 0 -c "SELECT citus_set_coordinator_host('localhost', $port0)" >/dev/null || return 1
+  citus_psql 0 -c "SELECT citus_set_coordinator_host('localhost', ${CITUS_NODES[0]##*:})" >/dev/null || return 1
   for i in $(seq 1 "$workers"); do
-    citus_psql 0 -c "SELECT citus_add_node('localhost', $((port0 + i)))" >/dev/null || return 1
+    citus_psql 0 -c "SELECT citus_add_node('localhost', ${CITUS_NODES[$i]##*:})" >/dev/null || return 1
   done
+  export PGHOST="$KB_ROOT/target/clusters/${CITUS_NODES[0]%%:*}/sock" PGPORT=${CITUS_NODES[0]##*:}
 }
 
 citus_psql() { # citus_psql NODE [psql args...]

@@ -6,6 +6,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 export PGRX_HOME="$KB_ROOT/.pg/pgrx"
 
 . "$KB_ROOT/scripts/lib/versions.sh"
+. "$KB_ROOT/scripts/lib/ports.sh"
 
 pg_config_for() { # pg_config_for MAJOR: the pg_config of that PostgreSQL (installed by setup.sh)
   pg_full_version "$1" >/dev/null || return 1
@@ -18,7 +19,7 @@ as_pg() { # run a command as the unprivileged cluster owner
   if [ "$(id -u)" = 0 ]; then sudo -u postgres -H -- "$@"; else "$@"; fi
 }
 
-# cluster_start NAME VERSION PORT [postgres -c settings...]
+# cluster_start NAME VERSION PORT [postgres -c settings...]   (PORT: port_for, lib/ports.sh)
 # Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
 # private unix socket dir, with PostgreSQL's defaults but for the given settings, and sets
 # PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop. KB_PG_CONFIG, when set, names the
@@ -26,6 +27,7 @@ as_pg() { # run a command as the unprivileged cluster owner
 # server runs in a memory cgroup of that many MB.
 cluster_start() {
   local name=$1 version=$2 port=$3; shift 3
+  [ -n "$port" ] || { echo "cluster_start $name: no port" >&2; return 1; }
   local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$version")}" --bindir)
   local dir="$KB_ROOT/target/clusters/$name"
   rm -rf "$dir"; mkdir -p "$dir/sock"
@@ -60,6 +62,7 @@ cluster_start() {
 # it runs in a memory cgroup of its own of that many MB. Stop it with cluster_stop NAME VERSION.
 standby_start() {
   local name=$1 version=$2 port=$3; shift 3
+  [ -n "$port" ] || { echo "standby_start $name: no port" >&2; return 1; }
   local bindir; bindir=$("${KB_PG_CONFIG:-$(pg_config_for "$version")}" --bindir)
   local dir="$KB_ROOT/target/clusters/$name"
   rm -rf "$dir"; mkdir -p "$dir/sock"; chown -R postgres "$dir"

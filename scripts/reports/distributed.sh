@@ -35,7 +35,7 @@ started=$(date +%s)
 [ -n "${REPORT_ONLY:-}" ] || for sb in 128MB 16MB; do
   # Run ids start at 1 in each cluster: the report adds 100 to the second cluster's.
   off=0; [ $sb = 16MB ] && off=100
-  citus_cluster_start "$v" 2 $((57300 + 10 * (v - 10))) "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB \
+  citus_cluster_start "$v" 2 distributed "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB \
     checkpoint_timeout=30min
   for kind in "${kinds[@]}"; do
     b1=($(blocks 1)); b2=($(blocks 2))
@@ -72,7 +72,7 @@ fi
 read -r elapsed server_version checksums citus_version citus_release < "$KB_ROOT/target/distributed-meta.txt"
 
 # The report, written from the recorded figures by a one-node cluster holding them all.
-cluster_start distributed-report "$v" $((57390 + v)) >/dev/null
+cluster_start distributed-report "$v" "$(port_for distributed "$v" 3)" >/dev/null
 r() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 r "CREATE EXTENSION keybench" >/dev/null
 r "CREATE TABLE runs (LIKE keybench.runs); CREATE TABLE nodes (LIKE keybench.run_nodes);

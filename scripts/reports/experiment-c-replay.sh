@@ -26,9 +26,9 @@ bash scripts/setup.sh >/dev/null
 trap cluster_stop_all EXIT
 install_release 18
 started=$(date +%s)
-KB_MEMORY_CAP_MB=$cap cluster_start experiment-c-primary 18 54391 "shared_preload_libraries=keybench" "shared_buffers=$sb" \
+KB_MEMORY_CAP_MB=$cap cluster_start experiment-c-primary 18 "$(port_for experiment-c-replay 18 0)" "shared_preload_libraries=keybench" "shared_buffers=$sb" \
   keybench.progress_interval=0 >/dev/null
-KB_MEMORY_CAP_MB=$cap standby_start experiment-c-standby 18 54392 "shared_buffers=$sb" >/dev/null
+KB_MEMORY_CAP_MB=$cap standby_start experiment-c-standby 18 "$(port_for experiment-c-replay 18 1)" "shared_buffers=$sb" >/dev/null
 p() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 s() { "$PGBIN/psql" -X -At -h "$STANDBY_HOST" -p "$STANDBY_PORT" -U postgres -d postgres -c "$1"; }
 p "CREATE EXTENSION keybench" >/dev/null

@@ -12,7 +12,7 @@ trap cluster_stop_all EXIT
 trap 'echo "scripts/reports/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18
 out=docs/EXPERIMENTS.md
-cluster_start experiments 18 54380 "shared_preload_libraries=keybench"
+cluster_start experiments 18 "$(port_for experiments 18 0)" "shared_preload_libraries=keybench"
 q() { # q "heading" "sql": a section of the document with the query and what psql printed
   printf '\n%s\n\n```sql\n%s\n```\n\n```\n' "$1" "$2" >> "$out"
   "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off -c "SET client_min_messages = warning" -c "$2" | sed 's/ *$//' >> "$out"
@@ -129,7 +129,7 @@ printf '\n### A longer checkpoint interval, and wal_compression = lz4\n\nServer 
 
 for cfg in "max_wal_size=1GB wal_compression=off" "max_wal_size=64MB wal_compression=off" "max_wal_size=64MB wal_compression=lz4"; do
   # shellcheck disable=SC2086
-  cluster_start experiments-ckpt 18 54382 "shared_preload_libraries=keybench" $cfg
+  cluster_start experiments-ckpt 18 "$(port_for experiments 18 1)" "shared_preload_libraries=keybench" $cfg
   "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
   q "PostgreSQL 18, $cfg:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a, clients => 4);
 SELECT kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s, checkpoints,
@@ -147,9 +147,9 @@ image with or without compression).
 DOC
 
 printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/reports/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
-cluster_start experiments-primary 18 54383 "shared_preload_libraries=keybench"
+cluster_start experiments-primary 18 "$(port_for experiments 18 2)" "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION dblink"
-standby_start experiments-standby 18 54384 >/dev/null
+standby_start experiments-standby 18 "$(port_for experiments 18 3)" >/dev/null
 until [ "$("$PGBIN/psql" -X -At -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do sleep 0.2; done
 q "" "SELECT kind, wal, fpi, replay_seconds, replay_us_per_row, replay_rows_per_sec, ratio_to_first AS per_row_to_bigint
 FROM keybench_replay('host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres', ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a)"
@@ -166,7 +166,7 @@ printf '```\n\n![Experiment C under a memory cap](img/experiment-c-96MB.png)\n' 
 printf '\n### The I/O bill\n\nThe end of the output above: `keybench_io_cost` over the three runs (uuidv7 first, so that `cost_over_first` is the difference to it) projects each run'"'"'s measured reads (blocks its loaders read from outside shared_buffers) and WAL per row to a month at 1,000 inserts/s, as Aurora Standard bills I/O ($0.20 per million requests, 8 KiB read pages, 4 KiB write units): the study'"'"'s uuidv4-over-uuidv7 difference was $457-486 a month. It rests on counts, which the machine'"'"'s speed does not set.\n' >> "$out"
 
 printf '\n### A, continued: one more batch with shared_buffers = 1 GB and the index prewarmed\n\nA second throwaway server with `shared_buffers = 1GB`: the same %s-row loads, kept, then `CHECKPOINT`, `pg_prewarm` of each primary key, and one more 10,000-row batch (keybench_probe). The index blocks are all in the cache, yet every leaf the batch touches for the first time since the checkpoint is written whole to WAL.\n' "$rows_a" >> "$out"
-cluster_start experiments-1g 18 54381 "shared_preload_libraries=keybench" "shared_buffers=1GB"
+cluster_start experiments-1g 18 "$(port_for experiments 18 4)" "shared_preload_libraries=keybench" "shared_buffers=1GB"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION pg_prewarm"
 for k in bigint uuidv4 uuidv7; do
   "$PGBIN/psql" -X -q -c "SELECT run_id FROM keybench_run('$k', $rows_a, clients => 4, keep => true, checkpoint_first => true)" >/dev/null

@@ -24,7 +24,7 @@ paired="$KB_ROOT/target/read-side-paired.csv"
 started=$(date +%s)
 for cache in fits "does not fit"; do
   if [ "$cache" = fits ]; then sb=$((rows > 2000000 ? 8 : 1))GB; else sb=16MB; fi
-  cluster_start read-side "$v" $((54700 + v)) "shared_preload_libraries=keybench" "shared_buffers=$sb" \
+  cluster_start read-side "$v" "$(port_for read-side "$v")" "shared_preload_libraries=keybench" "shared_buffers=$sb" \
     "keybench.progress_interval=0" "max_wal_size=4GB"
   q "CREATE EXTENSION keybench; CREATE EXTENSION pg_prewarm" >/dev/null
   for kind in "${kinds[@]}"; do
@@ -71,7 +71,7 @@ for cache in fits "does not fit"; do
 done
 # Reads during a load: uuidv7 and uuidv4 loaded with one reader doing point lookups, on a server
 # whose shared_buffers (16 MB) the primary key outgrows partway through the load.
-cluster_start read-side "$v" $((54700 + v)) "shared_preload_libraries=keybench" "shared_buffers=16MB" \
+cluster_start read-side "$v" "$(port_for read-side "$v")" "shared_preload_libraries=keybench" "shared_buffers=16MB" \
   "keybench.progress_interval=0" "max_wal_size=4GB"
 q "CREATE EXTENSION keybench" >/dev/null
 during="$KB_ROOT/target/read-side-during.csv"

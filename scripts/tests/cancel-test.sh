@@ -12,7 +12,7 @@ v=${1:-18}
 name=cancel$v
 work=$KB_ROOT/target/clusters/$name-work
 trap 'exec 3>&- 2>/dev/null; cluster_stop "$name" "$v"; rm -rf "$work"' EXIT
-cluster_start "$name" "$v" $((56000 + v)) shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
+cluster_start "$name" "$v" "$(port_for cancel-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
   >/dev/null || { echo "not ok - cancel: cluster"; exit 1; }
 rm -rf "$work"; mkdir -p "$work"
 psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }

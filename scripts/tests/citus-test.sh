@@ -25,7 +25,7 @@ check() { # check DESCRIPTION EXPECTED ACTUAL
 }
 citus_find "$v" || { echo "skipped - citus: $CITUS_WHY"; exit 77; }
 citus_install_keybench || { echo "not ok - citus: install keybench into $CITUS_PG_CONFIG"; exit 1; }
-citus_cluster_start "$v" 2 $((57100 + 10 * (v - 10))) fsync=off keybench.progress_interval=0 \
+citus_cluster_start "$v" 2 citus-test fsync=off keybench.progress_interval=0 \
   || { echo "not ok - citus: cluster"; exit 1; }
 q() { citus_psql 0 -c "$1" 2>&1; }
 err() { # err SQL: the SQLSTATE and message of the ERROR it raises

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 v=${1:-18}
 name=crash$v
 trap 'cluster_stop "$name" "$v"' EXIT
-cluster_start "$name" "$v" $((55700 + v)) shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
+cluster_start "$name" "$v" "$(port_for crash-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
   restart_after_crash=on >/dev/null || { echo "not ok - crash test: cluster"; exit 1; }
 psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
 failed=0

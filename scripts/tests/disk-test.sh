@@ -18,7 +18,7 @@ cleanup() {
   rmdir "$small" 2>/dev/null
 }
 trap cleanup EXIT
-cluster_start "$name" "$v" $((55900 + v)) shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
+cluster_start "$name" "$v" "$(port_for disk-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
   >/dev/null || { echo "not ok - disk: cluster"; exit 1; }
 umount "$small" 2>/dev/null
 mkdir -p "$small"

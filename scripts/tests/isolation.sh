@@ -27,7 +27,7 @@ name=isolation-pg$v out="$KB_ROOT/target/isolation-pg$v"
 trap cluster_stop_all EXIT
 # fsync off: nothing here is worth keeping. No progress NOTICEs: how many a run prints depends on
 # the machine's speed.
-cluster_start "$name" "$v" $((56200 + v)) "shared_preload_libraries=keybench" "fsync=off" \
+cluster_start "$name" "$v" "$(port_for isolation "$v")" "shared_preload_libraries=keybench" "fsync=off" \
   "keybench.progress_interval=0" || exit 1
 rm -rf "$out"; mkdir -p "$out"
 "$PGBIN/createdb" keybench_isolation || exit 1

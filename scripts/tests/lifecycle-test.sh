@@ -38,7 +38,7 @@ if ! (cd "$work/src-0.1.0" && CARGO_TARGET_DIR="$KB_ROOT/target/v0.1.0" cargo pg
     >"$work/install-0.1.0.log" 2>&1; then
   tail -20 "$work/install-0.1.0.log"; echo "not ok - lifecycle: build of 0.1.0"; exit 1
 fi
-cluster_start "$name" "$v" $((55800 + v)) shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
+cluster_start "$name" "$v" "$(port_for lifecycle-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
   >/dev/null || { echo "not ok - lifecycle: cluster"; exit 1; }
 psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
 "$PGBIN/createdb" up

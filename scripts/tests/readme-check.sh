@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 v=${1:-18}
 name=readme$v
 trap 'cluster_stop "$name" "$v"' EXIT
-cluster_start "$name" "$v" $((55900 + v)) shared_preload_libraries=keybench keybench.progress_interval=0 \
+cluster_start "$name" "$v" "$(port_for readme-check "$v")" shared_preload_libraries=keybench keybench.progress_interval=0 \
   >/dev/null || { echo "not ok - readme: cluster"; exit 1; }
 block=$(awk '/<!-- quickstart end -->/ { f = 0 } f { print } /<!-- quickstart begin -->/ { f = 1 }' README.md | sed '1d;$d')
 [ -n "$block" ] || { echo "not ok - readme: no quick start block in README.md"; exit 1; }

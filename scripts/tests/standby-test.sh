@@ -18,11 +18,11 @@ cd "$(dirname "$0")/../.."
 v=${1:-18}
 primary=standby$v-primary
 sdir="$KB_ROOT/target/clusters/standby$v-standby"
-sport=$((56200 + v))
+sport=$(port_for standby-test "$v" 1)
 stop_standby() { [ -f "$sdir/data/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D "$sdir/data" -m immediate -w stop >/dev/null 2>&1; return 0; }
 # Its application_name is its cluster_name.
 trap 'stop_standby; cluster_stop "$primary" "$v"' EXIT
-cluster_start "$primary" "$v" $((56100 + v)) shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
+cluster_start "$primary" "$v" "$(port_for standby-test "$v" 0)" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
   >/dev/null || { echo "not ok - standby: primary"; exit 1; }
 psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
 q() { psql -c "$1" 2>&1; }
@@ -165,7 +165,7 @@ check "wrong credentials: the connection's error" "08001: could not establish co
 check "a server that is not a standby" "55000: keybench_replay: the server at $PGHOST:$PGPORT is not a standby: pg_is_in_recovery() is false there" \
   "$(rerr "host=$PGHOST port=$PGPORT dbname=postgres")"
 # A server in recovery that never was this primary's standby: an initdb'd cluster with standby.signal.
-odir="$KB_ROOT/target/clusters/standby$v-other"; oport=$((56300 + v))
+odir="$KB_ROOT/target/clusters/standby$v-other"; oport=$(port_for standby-test "$v" 2)
 rm -rf "$odir"; mkdir -p "$odir/sock"; chown -R postgres "$odir"
 as_pg "$PGBIN/initdb" -D "$odir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
 as_pg touch "$odir/data/standby.signal"

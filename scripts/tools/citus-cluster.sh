@@ -18,7 +18,7 @@ bash scripts/setup.sh "$v" >/dev/null
 citus_find "$v" || { echo "$CITUS_WHY" >&2; exit 1; }
 citus_install_keybench --release
 trap citus_cluster_stop EXIT
-citus_cluster_start "$v" "$workers" $((57500 + 10 * (v - 10))) keybench.progress_interval=0
+citus_cluster_start "$v" "$workers" citus-cluster keybench.progress_interval=0
 echo "Citus cluster: coordinator ${CITUS_NODES[0]#*:}, workers $(for n in "${CITUS_NODES[@]:1}"; do printf '%s ' "${n#*:}"; done)(localhost; stopped when psql exits)" >&2
 n=${CITUS_NODES[0]}
 "$PGBIN/psql" -X -h "$KB_ROOT/target/clusters/${n%%:*}/sock" -p "${n##*:}" -U postgres -d postgres "$@"

@@ -46,7 +46,7 @@ for m in "${majors[@]}"; do
     tar -xzf "$pkg" -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir || exit 1
     export KB_PG_CONFIG="$server/bin/pg_config"
     trap 'cluster_stop "package$m" "$m"' EXIT
-    cluster_start "package$m" "$m" $((56300 + m)) shared_preload_libraries=keybench >/dev/null || exit 1
+    cluster_start "package$m" "$m" "$(port_for package "$m")" shared_preload_libraries=keybench >/dev/null || exit 1
     got=$("$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 \
       -c "CREATE EXTENSION keybench" \
       -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'" \
