@@ -23,7 +23,6 @@ trap 'kill $sampler 2>/dev/null || true; cluster_stop_all' EXIT
 install_release "$v"
 cluster_start "bench-100m$v" "$v" "$(port_for bench-100m "$v")" "shared_preload_libraries=keybench"
 data=$KB_ROOT/target/clusters/bench-100m$v/data
-psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"
 exec > >(tee "$out/report.txt") 2>&1
 

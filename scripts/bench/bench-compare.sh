@@ -38,7 +38,7 @@ KB_PG_CONFIG="$work/head/bin/pg_config" cluster_start bench-compare-head "$v" "$
   "shared_preload_libraries=keybench" "work_mem=256MB"
 sock_head="$PGHOST -p $PGPORT"
 # q "SOCKET_DIR -p PORT" SQL
-q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -h $1 -c "$2"; }
+q() { psql -h $1 -c "$2"; }
 for s in "$sock_head" "$sock_base"; do q "$s" "CREATE EXTENSION keybench" >/dev/null; done
 q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)" >/dev/null
 for ((i = 1; i <= pairs; i++)); do

@@ -17,27 +17,26 @@ bash scripts/setup.sh >/dev/null
 install_release "$v"
 trap 'cluster_stop bench-read "$v"' EXIT
 cluster_start bench-read "$v" "$(port_for bench-read "$v")" "shared_preload_libraries=keybench" "keybench.progress_interval=0"
-q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
-q "CREATE EXTENSION keybench" >/dev/null
-run=$(q "SELECT run_id FROM keybench_run('bigint', $rows, keep => true)")
+psql -c "CREATE EXTENSION keybench" >/dev/null
+run=$(psql -c "SELECT run_id FROM keybench_run('bigint', $rows, keep => true)")
 table="keybench.run_${run}_bigint"
-q "VACUUM ANALYZE $table" >/dev/null
+psql -c "VACUUM ANALYZE $table" >/dev/null
 script="$KB_ROOT/target/bench-read.pgbench"
 printf '\\set id random(1, %s)\nSELECT * FROM %s WHERE id = :id;\n' "$rows" "$table" > "$script"
 chmod a+r "$script"
-q "CREATE TABLE bench (clients int, pair int, side text, ops_per_sec float8)" >/dev/null
-echo "-- PostgreSQL $(q 'SHOW server_version'), $rows rows (bigint run $run), $ops lookups per measurement, $pairs alternating pairs"
+psql -c "CREATE TABLE bench (clients int, pair int, side text, ops_per_sec float8)" >/dev/null
+echo "-- PostgreSQL $(psql -c 'SHOW server_version'), $rows rows (bigint run $run), $ops lookups per measurement, $pairs alternating pairs"
 for c in "${clients[@]}"; do
   for ((i = 1; i <= pairs; i++)); do
     if ((i % 2)); then order="keybench pgbench"; else order="pgbench keybench"; fi
     for side in $order; do
       if [ $side = keybench ]; then
-        r=$(q "SELECT ops_per_sec FROM keybench_read($run, 'point', $ops, clients => $c)")
+        r=$(psql -c "SELECT ops_per_sec FROM keybench_read($run, 'point', $ops, clients => $c)")
       else
         r=$("$PGBIN/pgbench" -n -M prepared -f "$script" -c "$c" -j "$c" -t $((ops / c)) 2>&1 \
               | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p')
       fi
-      q "INSERT INTO bench VALUES ($c, $i, '$side', $r)" >/dev/null
+      psql -c "INSERT INTO bench VALUES ($c, $i, '$side', $r)" >/dev/null
       printf 'clients %s pair %s %-8s %10.0f ops/s\n' "$c" "$i" "$side" "$r"
     done
   done

@@ -17,7 +17,6 @@ bash scripts/setup.sh
 trap cluster_stop_all EXIT
 install_release "$v"
 cluster_start "bench-run$v" "$v" "$(port_for bench-run "$v")" "shared_preload_libraries=keybench"
-psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 export PGOPTIONS="-c client_min_messages=warning"
 psql_q -c "CREATE EXTENSION keybench; CREATE EXTENSION pgstattuple;
   CREATE TABLE plain_results (kind text, wal_bytes bigint, lsn_delta bigint, index_bytes bigint, density float8, fragmentation float8);

@@ -7,6 +7,7 @@ export PGRX_HOME="$KB_ROOT/.pg/pgrx"
 
 . "$KB_ROOT/scripts/lib/versions.sh"
 . "$KB_ROOT/scripts/lib/ports.sh"
+. "$KB_ROOT/scripts/lib/psql.sh"
 
 pg_config_for() { # pg_config_for MAJOR: the pg_config of that PostgreSQL (installed by setup.sh)
   pg_full_version "$1" >/dev/null || return 1
@@ -109,7 +110,7 @@ install_release() { # install_release MAJOR: a release build into that PostgreSQ
 # chart_runs FILE.svg TITLE RUNS_QUERY: keybench_chart of the runs RUNS_QUERY selects (their run_id
 # column), written to FILE.svg and, when Chromium is installed, FILE.png; prints the PNG's path.
 chart_runs() {
-  "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "SELECT keybench_chart(ARRAY($3), '$2')" > "$1"
+  psql -c "SELECT keybench_chart(ARRAY($3), '$2')" > "$1"
   # As tall as the chart is (a panel per figure; the readers' and standbys' panels only when a run has them).
   local h; h=$(sed -n 's/.*<svg[^>]* height="\([0-9.]*\)".*/\1/p' "$1" | head -1)
   svg_to_png "$1" 960 "$(printf '%.0f' "${h:-1300}")"

@@ -22,7 +22,6 @@ if [ -z "${REPORT_ONLY:-}" ]; then
   citus_install_keybench --release
 fi
 trap citus_cluster_stop EXIT
-q() { citus_psql 0 -c "$1"; }
 # Blocks each worker read from outside its shared buffers and found in them, from its
 # pg_stat_database (the nodes' backends report their counters when they go idle or exit: the
 # reading waits 2 s after the run for them).
@@ -37,9 +36,10 @@ started=$(date +%s)
   off=0; [ $sb = 16MB ] && off=100
   citus_cluster_start "$v" 2 distributed "shared_buffers=$sb" keybench.progress_interval=0 max_wal_size=4GB \
     checkpoint_timeout=30min
+  # psql: the coordinator (citus_cluster_start points PGHOST and PGPORT at it); citus_psql NODE: any node.
   for kind in "${kinds[@]}"; do
     b1=($(blocks 1)); b2=($(blocks 2))
-    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, clients => $clients, distributed => true, shard_count => $shards, checkpoint_first => true)")
+    run=$(psql -c "SELECT run_id FROM keybench_run('$kind', $rows, clients => $clients, distributed => true, shard_count => $shards, checkpoint_first => true)")
     sleep 2
     a1=($(blocks 1)); a2=($(blocks 2))
     echo "$((run + off)),${CITUS_NODES[1]#*:},$((a1[0] - b1[0])),$((a1[1] - b1[1]))" >> "$reads"
@@ -49,21 +49,21 @@ started=$(date +%s)
   if [ $sb = 128MB ]; then
     # Where the coordinator's WAL of the last run (uuidv4) went: block references by relation,
     # from its pg_walinspect.
-    q "COPY (SELECT coalesce(c.relname::text, 'relfilenode ' || b.relfilenode), count(*), count(*) FILTER (WHERE b.block_fpi_length > 0)
+    psql -c "COPY (SELECT coalesce(c.relname::text, 'relfilenode ' || b.relfilenode), count(*), count(*) FILTER (WHERE b.block_fpi_length > 0)
              FROM keybench.run_nodes n CROSS JOIN LATERAL pg_get_wal_block_info(n.lsn_start, n.lsn_end, false) b
              LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode
                  AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
              WHERE n.coordinator AND n.run_id = $run GROUP BY 1 ORDER BY 2 DESC LIMIT 5) TO STDOUT WITH (FORMAT csv)" \
       > "$KB_ROOT/target/distributed-coordinator-wal.csv"
   fi
-  server_version=$(q "SHOW server_version")
-  checksums=$(q "SHOW data_checksums")
-  citus_version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
-  citus_release=$(q "SELECT split_part(citus_version(), ' ', 2)")
+  server_version=$(psql -c "SHOW server_version")
+  checksums=$(psql -c "SHOW data_checksums")
+  citus_version=$(psql -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
+  citus_release=$(psql -c "SELECT split_part(citus_version(), ' ', 2)")
   # Keep this cluster's results for the report: the next one starts from an empty database.
-  q "COPY (SELECT * FROM keybench.runs) TO STDOUT" > "$KB_ROOT/target/distributed-runs-$sb.tsv"
-  q "COPY (SELECT * FROM keybench.run_nodes) TO STDOUT" > "$KB_ROOT/target/distributed-nodes-$sb.tsv"
-  q "COPY (SELECT * FROM keybench.run_shards) TO STDOUT" > "$KB_ROOT/target/distributed-shards-$sb.tsv"
+  psql -c "COPY (SELECT * FROM keybench.runs) TO STDOUT" > "$KB_ROOT/target/distributed-runs-$sb.tsv"
+  psql -c "COPY (SELECT * FROM keybench.run_nodes) TO STDOUT" > "$KB_ROOT/target/distributed-nodes-$sb.tsv"
+  psql -c "COPY (SELECT * FROM keybench.run_shards) TO STDOUT" > "$KB_ROOT/target/distributed-shards-$sb.tsv"
   citus_cluster_stop
 done
 if [ -z "${REPORT_ONLY:-}" ]; then
@@ -73,9 +73,8 @@ read -r elapsed server_version checksums citus_version citus_release < "$KB_ROOT
 
 # The report, written from the recorded figures by a one-node cluster holding them all.
 cluster_start distributed-report "$v" "$(port_for distributed "$v" 3)" >/dev/null
-r() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
-r "CREATE EXTENSION keybench" >/dev/null
-r "CREATE TABLE runs (LIKE keybench.runs); CREATE TABLE nodes (LIKE keybench.run_nodes);
+psql -c "CREATE EXTENSION keybench" >/dev/null
+psql -c "CREATE TABLE runs (LIKE keybench.runs); CREATE TABLE nodes (LIKE keybench.run_nodes);
    CREATE TABLE shards (LIKE keybench.run_shards); CREATE TABLE reads (run_id bigint, port int, blks_read bigint, blks_hit bigint)" >/dev/null
 for sb in 128MB 16MB; do
   off=0; [ $sb = 16MB ] && off=100
@@ -84,11 +83,8 @@ for sb in 128MB 16MB; do
       -c "UPDATE t SET run_id = run_id + $off" -c "INSERT INTO ${t%%:*} SELECT * FROM t" < "$KB_ROOT/target/distributed-${t%%:*}-$sb.tsv"
   done
 done
-r "COPY reads FROM STDIN WITH (FORMAT csv)" < "$reads" >/dev/null
+psql -c "COPY reads FROM STDIN WITH (FORMAT csv)" < "$reads" >/dev/null
 
-table() { # table SQL: markdown rows from a query returning one text column per row
-  r "$1"
-}
 {
 cat <<EOF
 # keybench on a Citus cluster
@@ -130,7 +126,7 @@ and blocks read are what to compare.
 | shared_buffers per node | key | rows/s | WAL, all nodes | WAL per row | FPIs | index, all shards | leaf density | fragmentation | density per shard (min-max) |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
-table "SELECT format('| %s | %s | %s | %s | %s B | %s | %s | %s%% | %s%% | %s-%s%% |', r.shared_buffers, r.kind,
+psql -c "SELECT format('| %s | %s | %s | %s | %s B | %s | %s | %s%% | %s%% | %s-%s%% |', r.shared_buffers, r.kind,
               to_char(round(r.rows_per_sec), 'FM999,999,999'), pg_size_pretty(r.wal_bytes), round(r.wal_bytes::numeric / r.rows),
               to_char(r.wal_fpi, 'FM999,999,999'), pg_size_pretty(r.index_bytes), round(r.avg_leaf_density::numeric, 2),
               round(r.leaf_fragmentation::numeric, 2), round(min(s.avg_leaf_density)::numeric, 1), round(max(s.avg_leaf_density)::numeric, 1))
@@ -144,7 +140,7 @@ cat <<EOF
 | shared_buffers | key | node | shards | WAL | FPIs | checkpoints | index | leaf density | blocks read | blocks hit |
 |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
-table "SELECT format('| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |', r.shared_buffers, r.kind, n.node,
+psql -c "SELECT format('| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |', r.shared_buffers, r.kind, n.node,
               CASE WHEN n.coordinator THEN ' (coordinator)' ELSE '' END, n.shards, pg_size_pretty(n.wal_bytes),
               to_char(n.wal_fpi, 'FM999,999,999'), n.checkpoints, pg_size_pretty(n.index_bytes),
               coalesce(round(n.avg_leaf_density::numeric, 2) || '%', '-'),
@@ -157,7 +153,7 @@ cat <<EOF
 ## What it shows
 
 EOF
-r "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
+psql -c "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
    SELECT 1 AS o, format('- **Each shard keeps its keys in order.** Hashing spreads uuidv7 and snowflake keys over the shards, but each shard still receives its share in increasing order, so their leaves stay %s-%s%% full on every shard, as on one server; uuidv4 leaves %s-%s%%.',
        round(min(s.avg_leaf_density) FILTER (WHERE r.kind IN ('uuidv7', 'snowflake', 'bigint'))::numeric, 1),
        round(max(s.avg_leaf_density) FILTER (WHERE r.kind IN ('uuidv7', 'snowflake', 'bigint'))::numeric, 1),

@@ -29,11 +29,10 @@ started=$(date +%s)
 KB_MEMORY_CAP_MB=$cap cluster_start experiment-c-primary 18 "$(port_for experiment-c-replay 18 0)" "shared_preload_libraries=keybench" "shared_buffers=$sb" \
   keybench.progress_interval=0 >/dev/null
 KB_MEMORY_CAP_MB=$cap standby_start experiment-c-standby 18 "$(port_for experiment-c-replay 18 1)" "shared_buffers=$sb" >/dev/null
-p() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
-s() { "$PGBIN/psql" -X -At -h "$STANDBY_HOST" -p "$STANDBY_PORT" -U postgres -d postgres -c "$1"; }
-p "CREATE EXTENSION keybench" >/dev/null
-p "CREATE EXTENSION dblink" >/dev/null
-until [ "$(p "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do sleep 0.2; done
+s() { psql -h "$STANDBY_HOST" -p "$STANDBY_PORT" -c "$1"; } # s SQL: on the standby
+psql -c "CREATE EXTENSION keybench" >/dev/null
+psql -c "CREATE EXTENSION dblink" >/dev/null
+until [ "$(psql -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do sleep 0.2; done
 standby="host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres"
 startup_pid=$(s "SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'")
 read_bytes() { awk '/^read_bytes:/ { print $2 }' "/proc/$startup_pid/io"; }
@@ -43,7 +42,7 @@ replay_pass() { # replay_pass LABEL ROWS: each kind once through keybench_replay
   local label=$1 rows=$2 kind line b0 b1 g0 g1
   for kind in "${kinds[@]}"; do
     b0=$(read_bytes); g0=$(pgpgin)
-    line=$(p "SELECT concat_ws(',', run_id, kind, rows, fpi, replay_seconds, replay_us_per_row, coalesce(standby_blocks_read::text, ''))
+    line=$(psql -c "SELECT concat_ws(',', run_id, kind, rows, fpi, replay_seconds, replay_us_per_row, coalesce(standby_blocks_read::text, ''))
               FROM keybench_replay('$standby', ARRAY['$kind'], $rows, shape => 'c', clients => 4, standby_timeout => 3600)")
     b1=$(read_bytes); g1=$(pgpgin)
     echo "$label,$line,$((b1 - b0)),$((g1 - g0))" >> "$results"
@@ -52,16 +51,16 @@ replay_pass() { # replay_pass LABEL ROWS: each kind once through keybench_replay
 }
 replay_pass "before the limit" "$before"
 replay_pass "after the limit" "$after"
-p "ALTER SYSTEM SET full_page_writes = off" >/dev/null; p "SELECT pg_reload_conf()" >/dev/null
+psql -c "ALTER SYSTEM SET full_page_writes = off" >/dev/null; psql -c "SELECT pg_reload_conf()" >/dev/null
 replay_pass "after; full_page_writes off" "$after"
-p "ALTER SYSTEM RESET full_page_writes" >/dev/null; p "SELECT pg_reload_conf()" >/dev/null
+psql -c "ALTER SYSTEM RESET full_page_writes" >/dev/null; psql -c "SELECT pg_reload_conf()" >/dev/null
 s "ALTER SYSTEM SET recovery_prefetch = off" >/dev/null; s "SELECT pg_reload_conf()" >/dev/null
 replay_pass "after; recovery_prefetch off" "$after"
 s "ALTER SYSTEM RESET recovery_prefetch" >/dev/null; s "SELECT pg_reload_conf()" >/dev/null
 # The standby replaying live: each kind once more, waiting for it at the end; lag per batch.
 live=()
 for kind in "${kinds[@]}"; do
-  live+=("$(p "SELECT run_id FROM keybench_run('$kind', $after, shape => 'c', clients => 4, wait_for_standbys => true, standby_timeout => 3600)")")
+  live+=("$(psql -c "SELECT run_id FROM keybench_run('$kind', $after, shape => 'c', clients => 4, wait_for_standbys => true, standby_timeout => 3600)")")
   echo "live: $kind done (run ${live[-1]})" >&2
 done
 ids=$(IFS=,; echo "${live[*]}")
@@ -69,8 +68,8 @@ svg=docs/img/experiment-c-replay-lag.svg
 png=$(chart_runs "$svg" "Experiment C, standby replaying live: $after rows, $cap MB cap each, shared_buffers $sb" \
   "SELECT unnest(ARRAY[$ids])")
 elapsed=$(( $(date +%s) - started ))
-version=$(p "SHOW server_version")
-live_table=$(p "SELECT string_agg(format('| %s | %s | %s | %s | %s | %s |', r.kind, round(r.rows_per_sec), pg_size_pretty(s.max_replay_lag_bytes),
+version=$(psql -c "SHOW server_version")
+live_table=$(psql -c "SELECT string_agg(format('| %s | %s | %s | %s | %s | %s |', r.kind, round(r.rows_per_sec), pg_size_pretty(s.max_replay_lag_bytes),
                   round(s.max_replay_lag_ms), round(s.catchup_ms), round(s.replay_rows_per_sec)), E'\n' ORDER BY r.run_id)
                 FROM keybench.runs r JOIN keybench.run_standbys s USING (run_id) WHERE r.run_id IN ($ids)")
 {

@@ -15,7 +15,6 @@ bash scripts/setup.sh
 trap cluster_stop_all EXIT
 install_release 18
 KB_MEMORY_CAP_MB=$cap cluster_start experiment-c 18 "$(port_for experiment-c 18)" "shared_preload_libraries=keybench" "shared_buffers=$sb"
-psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"
 echo "== experiment C: $rows single-row transactions per key from 4 workers, shared_buffers = $sb, memory cap $cap MB (cgroup), PostgreSQL $("$PGBIN/psql" -X -At -c 'SHOW server_version')"
 psql_q -c "SET client_min_messages = warning" \

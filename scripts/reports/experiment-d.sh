@@ -15,7 +15,6 @@ bash scripts/setup.sh
 trap cluster_stop_all EXIT
 install_release 18
 cluster_start experiment-d 18 "$(port_for experiment-d 18)" "shared_preload_libraries=keybench" "shared_buffers=$sb"
-psql_q() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 psql_q -c "CREATE EXTENSION keybench"
 echo "== experiment D: $batches batches of $per rows, shared_buffers = $sb, PostgreSQL $("$PGBIN/psql" -X -At -c 'SHOW server_version')"
 psql_q -c "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['uuidv4', 'uuidv7'], $rows, batch_size => $per, shape => 'd', payload_width => 100)" \

@@ -13,9 +13,9 @@ trap 'echo "scripts/reports/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18
 out=docs/EXPERIMENTS.md
 cluster_start experiments 18 "$(port_for experiments 18 0)" "shared_preload_libraries=keybench"
-q() { # q "heading" "sql": a section of the document with the query and what psql printed
+section() { # section "heading" "sql": a section of the document with the query and what psql printed
   printf '\n%s\n\n```sql\n%s\n```\n\n```\n' "$1" "$2" >> "$out"
-  "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off -c "SET client_min_messages = warning" -c "$2" | sed 's/ *$//' >> "$out"
+  psql_q -c "SET client_min_messages = warning" -c "$2" | sed 's/ *$//' >> "$out"
   printf '```\n' >> "$out"
 }
 chart() { # chart NAME TITLE RUNS_QUERY: keybench_chart of those runs into docs/img, linked from the document
@@ -33,7 +33,7 @@ this machine finishes in minutes; where a setup cannot be reproduced here, the s
 DOC
 
 printf '\n## A. Three keys (PostgreSQL 18, default settings)\n\nThe study: 10 million rows from 4 pgbench connections in 1000-row batches. Here: %s rows from 4 workers (keybench_run), then its single 10,000-row probe batch, the migration, the newest-row lookup and the backfill.\n' "$rows_a" >> "$out"
-q "Load, totals and index shape, three runs (\`+ 0 * run\` makes the call depend on run, so it runs three times; keybench.run_figures has every figure of a run, read once the runs are done):" "CREATE TEMP TABLE loads AS
+section "Load, totals and index shape, three runs (\`+ 0 * run\` makes the call depend on run, so it runs three times; keybench.run_figures has every figure of a run, read once the runs are done):" "CREATE TEMP TABLE loads AS
 SELECT run, c.run_id FROM generate_series(1, 3) run, LATERAL keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a + 0 * run, clients => 4) c;
 SELECT run, run_id, kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s,
        pg_size_pretty(wal_bytes) AS wal, round((wal_per_million_rows / 1048576.0)::numeric, 1) AS wal_mb_per_m_rows,
@@ -42,33 +42,33 @@ SELECT run, run_id, kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, rou
 FROM loads JOIN keybench.run_figures USING (run_id)
 ORDER BY kind, run"
 chart a "Experiment A: $rows_a rows from 4 workers, run 1" "SELECT run_id FROM keybench.runs ORDER BY run_id LIMIT 3"
-q "How WAL per million rows changes as the table grows (first and last tenth of each run's batches):" "SELECT r.kind, r.run_id, t AS tenth, round(sum(b.wal_bytes) / 1048576.0 * 1e6 / sum(b.rows), 1) AS wal_mb_per_m_rows
+section "How WAL per million rows changes as the table grows (first and last tenth of each run's batches):" "SELECT r.kind, r.run_id, t AS tenth, round(sum(b.wal_bytes) / 1048576.0 * 1e6 / sum(b.rows), 1) AS wal_mb_per_m_rows
 FROM keybench.runs r JOIN (SELECT b.*, ntile(10) OVER (PARTITION BY b.run_id ORDER BY b.batch) AS t FROM keybench.batches b) b USING (run_id)
 WHERE t IN (1, 10) GROUP BY r.kind, r.run_id, t ORDER BY r.kind, r.run_id, t"
 for k in bigint uuidv4 uuidv7; do
   "$PGBIN/psql" -X -q -c "SELECT run_id FROM keybench_run('$k', $rows_a, clients => 4, keep => true, checkpoint_first => true)" >/dev/null
 done
-q "One more 10,000-row batch into each kept table, measured alone (as the study's EXPLAIN (ANALYZE, BUFFERS, WAL)):" "SELECT r.kind, round(p.elapsed_ms::numeric, 1) AS ms, p.shared_dirtied AS dirtied, pg_size_pretty(p.wal_bytes) AS wal, p.wal_fpi AS fpi
+section "One more 10,000-row batch into each kept table, measured alone (as the study's EXPLAIN (ANALYZE, BUFFERS, WAL)):" "SELECT r.kind, round(p.elapsed_ms::numeric, 1) AS ms, p.shared_dirtied AS dirtied, pg_size_pretty(p.wal_bytes) AS wal, p.wal_fpi AS fpi
 FROM keybench.runs r, keybench_probe(r.run_id, 10000) p WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
-q "Newest row by id (ORDER BY id DESC LIMIT 1):" "SELECT n.* FROM keybench.runs r, keybench_newest(r.run_id) n WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
-q "Migration of the uuidv4 table to a uuidv7 default, and its next batch:" "SELECT m.* FROM keybench.runs r, keybench_migrate(r.run_id, 10000) m WHERE r.table_name IS NOT NULL AND r.kind = 'uuidv4'"
-q "Backfill of a uuidv7 public id over a million rows spread over three years (UTC):" "SET timezone = 'UTC'; SELECT * FROM keybench_backfill(1000000, 3)"
-q "The same backfill in a time zone with daylight saving time:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3)"
-q "The same backfill with keybench's uuidv7_at(created_at), which reads no clock and does no calendar arithmetic:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3, recipe => 'at')"
+section "Newest row by id (ORDER BY id DESC LIMIT 1):" "SELECT n.* FROM keybench.runs r, keybench_newest(r.run_id) n WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
+section "Migration of the uuidv4 table to a uuidv7 default, and its next batch:" "SELECT m.* FROM keybench.runs r, keybench_migrate(r.run_id, 10000) m WHERE r.table_name IS NOT NULL AND r.kind = 'uuidv4'"
+section "Backfill of a uuidv7 public id over a million rows spread over three years (UTC):" "SET timezone = 'UTC'; SELECT * FROM keybench_backfill(1000000, 3)"
+section "The same backfill in a time zone with daylight saving time:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3)"
+section "The same backfill with keybench's uuidv7_at(created_at), which reads no clock and does no calendar arithmetic:" "SET timezone = 'America/New_York'; SELECT * FROM keybench_backfill(1000000, 3, recipe => 'at')"
 "$PGBIN/psql" -X -q -c "DO \$\$ DECLARE t text; BEGIN FOR t IN SELECT table_name FROM keybench.runs WHERE table_name IS NOT NULL LOOP EXECUTE 'DROP TABLE ' || t; END LOOP; END \$\$"
 
 printf '\n## B. Seven keys at 1 million rows (COPY)\n\nThe study used PostgreSQL 17; this is 18. %s rows per key through COPY into experiment A'"'"'s table, one client, the key generated by keybench and sent in the COPY data as the study'"'"'s client did (`method => '"'"'copy_keys'"'"'`; bigint is the identity column); UUID v7 at a simulated 10 and 1,000 ids per millisecond with random sub-millisecond bits (what most libraries do), and with PostgreSQL 18'"'"'s counter.\n' "$rows_b" >> "$out"
-q "The keys:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], $rows_b, method => 'copy_keys');
+section "The keys:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], $rows_b, method => 'copy_keys');
 SELECT kind, round((elapsed_ms / 1000)::numeric, 1) AS copy_s, pg_size_pretty(heap_bytes) AS heap, pg_size_pretty(index_bytes) AS pk_index,
        pg_size_pretty(lsn_delta) AS wal_lsn_delta, avg_leaf_density AS density
 FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
-q "UUID v7 in a uuid column at 10 and 1,000 ids per millisecond:" "CREATE TEMP TABLE loads AS SELECT c.run_id FROM (VALUES (10, 'random'), (1000, 'random'), (1000, 'counter')) v(rate, subms),
+section "UUID v7 in a uuid column at 10 and 1,000 ids per millisecond:" "CREATE TEMP TABLE loads AS SELECT c.run_id FROM (VALUES (10, 'random'), (1000, 'random'), (1000, 'counter')) v(rate, subms),
      LATERAL keybench_compare(ARRAY['uuidv7'], $rows_b, method => 'copy_keys', ids_per_ms => v.rate, uuidv7_subms => v.subms) c;
 SELECT ids_per_ms, uuidv7_subms, round((elapsed_ms / 1000)::numeric, 1) AS copy_s,
        pg_size_pretty(index_bytes) AS pk_index, pg_size_pretty(lsn_delta) AS wal_lsn_delta,
        avg_leaf_density AS density, leaf_fragmentation AS frag
 FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
-q "The same keys through COPY with the key left to the column default (method => 'copy'):" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv7'], $rows_b, method => 'copy');
+section "The same keys through COPY with the key left to the column default (method => 'copy'):" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv7'], $rows_b, method => 'copy');
 SELECT kind, round((elapsed_ms / 1000)::numeric, 1) AS copy_s, pg_size_pretty(lsn_delta) AS wal_lsn_delta, wal_records
 FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
 cat >> "$out" <<'DOC'
@@ -81,16 +81,16 @@ every kind takes the fast path.
 DOC
 
 printf '\n## C. Three keys under limited memory (scaled down)\n\nThe study: 100 million rows, 16 pgbench clients, one single-row INSERT per transaction, memory capped, and a standby. This machine cannot load 100 million rows in minutes and has 2 cores; below, %s single-row transactions per key from 4 workers, experiment C'"'"'s table with its secondary indexes, then four clients whose clocks differ by up to +/-60 s.\n' "$rows_c" >> "$out"
-q "Single-row inserts, 4 clients:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_c, batch_size => 1000, clients => 4, method => 'single', shape => 'c');
+section "Single-row inserts, 4 clients:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_c, batch_size => 1000, clients => 4, method => 'single', shape => 'c');
 SELECT kind, round(rows_per_sec) AS tx_per_s, round(wal_bytes::numeric / rows) AS wal_bytes_per_row, wal_fpi AS fpi,
        pg_size_pretty(index_bytes) AS pk_index, avg_leaf_density AS density
 FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
 chart c "Experiment C: $rows_c single-row transactions from 4 workers" "SELECT run_id FROM keybench.runs WHERE method = 'single' ORDER BY run_id"
-q "UUID v7 from four clients, one clock against clocks +/-60 s apart:" "SELECT v.skew AS clock_skew_ms, c.leaf_density AS density, c.fragmentation AS frag, c.index_size AS pk_index
+section "UUID v7 from four clients, one clock against clocks +/-60 s apart:" "SELECT v.skew AS clock_skew_ms, c.leaf_density AS density, c.fragmentation AS frag, c.index_size AS pk_index
 FROM (VALUES (0), (60000)) v(skew), LATERAL keybench_compare(ARRAY['uuidv7'], 200000, clients => 4, clock_skew_ms => v.skew) c"
 
 printf '\n### Deleting 30%%: at random against the oldest first, then reloading\n\nA kept run per key (%s rows from 4 workers), `keybench_delete(run_id, 0.3, pattern)`, then `VACUUM` twice with a transaction between (PostgreSQL reuses a B-tree page VACUUM deleted only once no transaction can still see it; on a busy server autovacuum gets there by itself), then `keybench_reload(run_id)` back to the original count.\n\n```\n' "$rows_bloat" >> "$out"
-"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off >> "$out" <<SQL
+psql_q >> "$out" <<SQL
 SET client_min_messages = warning;
 CREATE TEMP TABLE kept AS
 SELECT k.kind, k.pattern, r.run_id, r.kept_table AS table_name
@@ -114,7 +114,7 @@ SELECT format('DROP TABLE %s', string_agg(table_name, ', ')) AS drop FROM kept \
 :drop;
 SQL
 printf '```\n' >> "$out"
-q "Range partitioning on a uuidv7 id (12 monthly partitions; \`WHERE id = \$1\` prunes to one) against uuidv4 partitioned by created_at (a lookup by id probes every partition), and uuidv4 in one table: the same 1,000,000 rows over 365 days, the same 100,000 random lookups, inside the server (keybench_partition_lookup):" "SELECT layout, mode, lookups, found, round(lookups_per_sec) AS lookups_per_s, index_scans_per_lookup AS index_scans, buffers_per_lookup AS buffers
+section "Range partitioning on a uuidv7 id (12 monthly partitions; \`WHERE id = \$1\` prunes to one) against uuidv4 partitioned by created_at (a lookup by id probes every partition), and uuidv4 in one table: the same 1,000,000 rows over 365 days, the same 100,000 random lookups, inside the server (keybench_partition_lookup):" "SELECT layout, mode, lookups, found, round(lookups_per_sec) AS lookups_per_s, index_scans_per_lookup AS index_scans, buffers_per_lookup AS buffers
 FROM keybench_partition_lookup(1000000, 12, 100000, 365)"
 cat >> "$out" <<'DOC'
 
@@ -131,7 +131,7 @@ for cfg in "max_wal_size=1GB wal_compression=off" "max_wal_size=64MB wal_compres
   # shellcheck disable=SC2086
   cluster_start experiments-ckpt 18 "$(port_for experiments 18 1)" "shared_preload_libraries=keybench" $cfg
   "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
-  q "PostgreSQL 18, $cfg:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a, clients => 4);
+  section "PostgreSQL 18, $cfg:" "CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a, clients => 4);
 SELECT kind, round((elapsed_ms / 1000)::numeric, 1) AS seconds, round(rows_per_sec) AS rows_per_s, checkpoints,
        pg_size_pretty(lsn_delta) AS wal_lsn_delta, round((lsn_delta / 1048576.0 * 1e6 / rows)::numeric, 1) AS wal_mb_per_m_rows, wal_fpi AS fpi
 FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id"
@@ -151,7 +151,7 @@ cluster_start experiments-primary 18 "$(port_for experiments 18 2)" "shared_prel
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION dblink"
 standby_start experiments-standby 18 "$(port_for experiments 18 3)" >/dev/null
 until [ "$("$PGBIN/psql" -X -At -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do sleep 0.2; done
-q "" "SELECT kind, wal, fpi, replay_seconds, replay_us_per_row, replay_rows_per_sec, ratio_to_first AS per_row_to_bigint
+section "" "SELECT kind, wal, fpi, replay_seconds, replay_us_per_row, replay_rows_per_sec, ratio_to_first AS per_row_to_bigint
 FROM keybench_replay('host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres', ARRAY['bigint', 'uuidv4', 'uuidv7'], $rows_a)"
 cluster_stop_all
 
@@ -172,10 +172,10 @@ for k in bigint uuidv4 uuidv7; do
   "$PGBIN/psql" -X -q -c "SELECT run_id FROM keybench_run('$k', $rows_a, clients => 4, keep => true, checkpoint_first => true)" >/dev/null
 done
 "$PGBIN/psql" -X -q -c "CHECKPOINT"
-q "The primary keys, prewarmed after the checkpoint:" "SELECT r.kind, pg_size_pretty(pg_relation_size(i.indexrelid)) AS pk_index, pg_prewarm(i.indexrelid) AS blocks_prewarmed
+section "The primary keys, prewarmed after the checkpoint:" "SELECT r.kind, pg_size_pretty(pg_relation_size(i.indexrelid)) AS pk_index, pg_prewarm(i.indexrelid) AS blocks_prewarmed
 FROM keybench.runs r JOIN pg_index i ON i.indrelid = r.table_name::regclass AND i.indisprimary
 WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
-q "One more 10,000-row batch into each:" "SELECT r.kind, round(p.elapsed_ms::numeric, 1) AS ms, p.index_blks_read, p.shared_dirtied AS dirtied,
+section "One more 10,000-row batch into each:" "SELECT r.kind, round(p.elapsed_ms::numeric, 1) AS ms, p.index_blks_read, p.shared_dirtied AS dirtied,
        pg_size_pretty(p.wal_bytes) AS wal, p.wal_fpi AS fpi
 FROM keybench.runs r, LATERAL keybench_probe(r.run_id, 10000) p WHERE r.table_name IS NOT NULL ORDER BY r.run_id"
 cluster_stop_all

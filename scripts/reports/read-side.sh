@@ -17,7 +17,6 @@ bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
 install_release "$v"
 trap 'cluster_stop read-side "$v"' EXIT
-q() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 results="$KB_ROOT/target/read-side.csv"
 paired="$KB_ROOT/target/read-side-paired.csv"
 : > "$results"; : > "$paired"
@@ -26,17 +25,17 @@ for cache in fits "does not fit"; do
   if [ "$cache" = fits ]; then sb=$((rows > 2000000 ? 8 : 1))GB; else sb=16MB; fi
   cluster_start read-side "$v" "$(port_for read-side "$v")" "shared_preload_libraries=keybench" "shared_buffers=$sb" \
     "keybench.progress_interval=0" "max_wal_size=4GB"
-  q "CREATE EXTENSION keybench; CREATE EXTENSION pg_prewarm" >/dev/null
+  psql -c "CREATE EXTENSION keybench; CREATE EXTENSION pg_prewarm" >/dev/null
   for kind in "${kinds[@]}"; do
-    run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, keep => true)")
+    run=$(psql -c "SELECT run_id FROM keybench_run('$kind', $rows, keep => true)")
     table="keybench.run_${run}_$kind"
     # The created_at index an application would have had all along, one entry per row as the
     # key's (keybench_read uses it; reading through an index the read has just built itself ran
     # faster per row than through one that was there before, so both paths get one made before).
-    q "CREATE INDEX run_${run}_created_at ON $table (created_at) WITH (deduplicate_items = off)" >/dev/null
-    q "VACUUM ANALYZE $table" >/dev/null
+    psql -c "CREATE INDEX run_${run}_created_at ON $table (created_at) WITH (deduplicate_items = off)" >/dev/null
+    psql -c "VACUUM ANALYZE $table" >/dev/null
     if [ "$cache" = fits ]; then
-      q "SELECT pg_prewarm('$table'), pg_prewarm('keybench.run_${run}_${kind}_pkey'), pg_prewarm('keybench.run_${run}_created_at')" >/dev/null
+      psql -c "SELECT pg_prewarm('$table'), pg_prewarm('keybench.run_${run}_${kind}_pkey'), pg_prewarm('keybench.run_${run}_created_at')" >/dev/null
     fi
     # A time-ordered key's windows both ways on the same table: through the key and through created_at.
     ranges="range:created_at:2000"
@@ -46,8 +45,8 @@ for cache in fits "does not fit"; do
       [[ " ${WORKLOADS:-point recent range join group} " == *" $workload "* ]] || continue
       label=$workload; [ -n "$by" ] && label="$workload ($by)"
       window_by=NULL; [ -n "$by" ] && window_by="'$by'"
-      q "SELECT * FROM keybench_read($run, '$workload', $ops, children => 2, window_by => $window_by)" >/dev/null
-      q "COPY (SELECT '$cache', '$sb', kind, '$label', ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
+      psql -c "SELECT * FROM keybench_read($run, '$workload', $ops, children => 2, window_by => $window_by)" >/dev/null
+      psql -c "COPY (SELECT '$cache', '$sb', kind, '$label', ops, table_rows, round(ops_per_sec), round(p50_us::numeric, 1),
                       round(p95_us::numeric, 1), round(p99_us::numeric, 1), round(rows_per_op::numeric, 1),
                       round(hit_per_op::numeric, 2), round(read_per_op::numeric, 2), round(pk_read_per_op::numeric, 2),
                       coalesce(pg_size_pretty(fk_index_bytes), ''), plan
@@ -59,32 +58,32 @@ for cache in fits "does not fit"; do
     if [[ " ${WORKLOADS:-range} " == *" range "* && "$ranges" == *key* ]]; then
       for round in 1 2 3; do
         for by in key created_at; do
-          q "COPY (SELECT '$cache', kind, '$by', $round, seconds * 1e6 / ops, rows_per_op
+          psql -c "COPY (SELECT '$cache', kind, '$by', $round, seconds * 1e6 / ops, rows_per_op
                    FROM keybench_read($run, 'range', 1000, window_by => '$by')) TO STDOUT WITH (FORMAT csv)" >> "$paired"
         done
       done
     fi
-    q "DROP TABLE $table; UPDATE keybench.runs SET table_name = NULL WHERE run_id = $run" >/dev/null
+    psql -c "DROP TABLE $table; UPDATE keybench.runs SET table_name = NULL WHERE run_id = $run" >/dev/null
   done
-  server_version=$(q "SHOW server_version")
+  server_version=$(psql -c "SHOW server_version")
   cluster_stop read-side "$v"
 done
 # Reads during a load: uuidv7 and uuidv4 loaded with one reader doing point lookups, on a server
 # whose shared_buffers (16 MB) the primary key outgrows partway through the load.
 cluster_start read-side "$v" "$(port_for read-side "$v")" "shared_preload_libraries=keybench" "shared_buffers=16MB" \
   "keybench.progress_interval=0" "max_wal_size=4GB"
-q "CREATE EXTENSION keybench" >/dev/null
+psql -c "CREATE EXTENSION keybench" >/dev/null
 during="$KB_ROOT/target/read-side-during.csv"
 : > "$during"
 for kind in uuidv7 uuidv4; do
-  run=$(q "SELECT run_id FROM keybench_run('$kind', $rows, batch_size => $((rows / 50)), readers => 1)")
-  q "COPY (SELECT '$kind', ntile, round(sum(rows_per_sec * 1.0) / count(*)), round(avg(read_p50_us)::numeric, 1),
+  run=$(psql -c "SELECT run_id FROM keybench_run('$kind', $rows, batch_size => $((rows / 50)), readers => 1)")
+  psql -c "COPY (SELECT '$kind', ntile, round(sum(rows_per_sec * 1.0) / count(*)), round(avg(read_p50_us)::numeric, 1),
                   round(avg(read_p99_us)::numeric, 1), round(avg(read_blocks_per_op)::numeric, 2), min(rows_loaded), max(rows_loaded)
             FROM (SELECT *, ntile(4) OVER (ORDER BY batch) FROM keybench.batch_reads WHERE run_id = $run) b
             GROUP BY ntile ORDER BY ntile) TO STDOUT WITH (FORMAT csv)" >> "$during"
 done
 mkdir -p docs/img
-"$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 \
+psql \
   -c "SELECT keybench_chart(ARRAY(SELECT run_id FROM keybench.runs ORDER BY run_id), 'Point lookups during a load, shared_buffers 16 MB')" \
   > "docs/$chart"
 svg_to_png "docs/$chart" 960 1600 >/dev/null

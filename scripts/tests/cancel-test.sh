@@ -8,21 +8,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh cancel
+WAIT_SECONDS=120 # a cancelled run takes its time to close
 v=${1:-18}
 name=cancel$v
 work=$KB_ROOT/target/clusters/$name-work
 trap 'exec 3>&- 2>/dev/null; cluster_stop "$name" "$v"; rm -rf "$work"' EXIT
 cluster_start "$name" "$v" "$(port_for cancel-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
-  >/dev/null || { echo "not ok - cancel: cluster"; exit 1; }
+  >/dev/null || { not_ok "cluster"; exit 1; }
 rm -rf "$work"; mkdir -p "$work"
-psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - cancel: $1"; else echo "not ok - cancel: $1 (expected '$2', got '$3')"; failed=1; fi
-}
-wait_for() { # wait_for SQL: until it prints t, at most 120 s
-  local i; for i in $(seq 1200); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
-}
 psql -c "CREATE EXTENSION keybench" >/dev/null
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
@@ -32,7 +26,7 @@ start_run() {
   "$PGBIN/psql" -X -At -c "\\set VERBOSITY verbose" -c "SELECT run_id FROM keybench_run($1)" > "$work/out" 2>&1 &
   caller=$!
   wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%keybench_run(%' AND state = 'active' AND pid <> pg_backend_pid()" \
-    || echo "not ok - cancel: the call never started"
+    || not_ok "the call never started"
 }
 # cancel_run LABEL ALLOWED_STATUSES: cancel the call, then check what is left
 cancel_run() {
@@ -50,8 +44,8 @@ after() { # after LABEL STATUSES: the checks once the run has been closed
   id=$(psql -c "SELECT coalesce(max(run_id), 0) FROM keybench.runs WHERE run_id > $before")
   local status; status=$(psql -c "SELECT coalesce((SELECT status FROM keybench.runs WHERE run_id = $id), 'none')")
   check "$1: the caller gets 57014" t "$(grep -q "ERROR:  57014: canceling statement due to user request" "$work/out" && echo t)"
-  case " $2 " in *" $status "*) echo "ok - cancel: $1: the run is $status";;
-    *) echo "not ok - cancel: $1: the run is '$status', not one of: $2"; failed=1;; esac
+  case " $2 " in *" $status "*) ok "$1: the run is $status";;
+    *) not_ok "$1: the run is '$status', not one of: $2";; esac
   check "$1: its table is gone" "t|" \
     "$(psql -c "SELECT to_regclass('keybench.run_${id}_uuidv4') IS NULL, (SELECT table_name FROM keybench.runs WHERE run_id = $id)")"
   check "$1: no relation of it is left" 0 \
@@ -69,7 +63,7 @@ after "at once" "cancelled none"
 # 2. During the load, at a few points.
 for rows in 1 50000 400000; do
   start_run "'uuidv4', 5000000, clients => 2"
-  wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done >= $rows" || echo "not ok - cancel: never reached $rows rows"
+  wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done >= $rows" || not_ok "never reached $rows rows"
   cancel_run "after $rows+ rows"
   after "after $rows+ rows" "cancelled"
 done
@@ -77,7 +71,7 @@ done
 # 3. While the last worker finishes the run: a session holds the run's row (FOR NO KEY UPDATE:
 #    the batches' foreign key checks go on) so that the finishing step waits on it.
 start_run "'uuidv4', 200000, clients => 2"
-wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || echo "not ok - cancel: the run never started"
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || not_ok "the run never started"
 mkfifo "$work/locker"
 "$PGBIN/psql" -X -At -q < "$work/locker" > "$work/locker.out" 2>&1 &
 locker=$!
@@ -95,7 +89,7 @@ after "while finishing" "cancelled"
 
 # 4. With keep => true, a cancelled run keeps its table, marked: status cancelled, table_name set.
 start_run "'uuidv4', 5000000, clients => 2, keep => true"
-wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done >= 50000" || echo "not ok - cancel: never reached 50000 rows"
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done >= 50000" || not_ok "never reached 50000 rows"
 cancel_run "kept"
 wait_for "SELECT count(*) = 0 FROM keybench.runs WHERE status = 'running'" || true
 id=$(psql -c "SELECT max(run_id) FROM keybench.runs")

@@ -17,20 +17,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/citus.sh
+. scripts/lib/check.sh citus
 v=${1:-18}
 trap citus_cluster_stop EXIT
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - citus: $1"; else echo "not ok - citus: $1 (expected '$2', got '$3')"; failed=1; fi
-}
 citus_find "$v" || { echo "skipped - citus: $CITUS_WHY"; exit 77; }
-citus_install_keybench || { echo "not ok - citus: install keybench into $CITUS_PG_CONFIG"; exit 1; }
+citus_install_keybench || { not_ok "install keybench into $CITUS_PG_CONFIG"; exit 1; }
 citus_cluster_start "$v" 2 citus-test fsync=off keybench.progress_interval=0 \
-  || { echo "not ok - citus: cluster"; exit 1; }
-q() { citus_psql 0 -c "$1" 2>&1; }
-err() { # err SQL: the SQLSTATE and message of the ERROR it raises
-  citus_psql 0 -v VERBOSITY=verbose -c "$1" 2>&1 | sed -n 's/^ERROR:  //p' | head -1
-}
+  || { not_ok "cluster"; exit 1; }
+# From here psql, q, err and wait_for talk to the coordinator (PGHOST, PGPORT); citus_psql NODE
+# to any node.
 check "nodes have keybench.node_id 0, 1, 2" "0,1,2" \
   "$(q "SELECT string_agg(result, ',' ORDER BY result) FROM run_command_on_all_nodes('SHOW keybench.node_id')")"
 
@@ -166,9 +161,6 @@ check "no keybench worker is left" 0 "$(q "SELECT count(*) FROM pg_stat_activity
 # A worker node that goes down mid-run: the run fails, and is closed even though its distributed
 # table cannot be dropped then: it keeps its table_name and says why. The same for an abandoned
 # run that keybench_cleanup() closes while a node is down. With the node back, the tables drop.
-wait_for() { # wait_for SQL: until it prints t, at most 60 s
-  local i; for i in $(seq 300); do [ "$(q "$1")" = t ] && return 0; sleep 0.2; done; return 1
-}
 node_dir() { echo "$KB_ROOT/target/clusters/citus$v-node$1/data"; }
 node_stop() { as_pg "$PGBIN/pg_ctl" -D "$(node_dir "$1")" -m immediate -w stop >/dev/null 2>&1; }
 node_start() { # the same options again: pg_ctl restart reads them from postmaster.opts
@@ -177,7 +169,7 @@ node_start() { # the same options again: pg_ctl restart reads them from postmast
 citus_psql 0 -v VERBOSITY=verbose -c "SELECT * FROM keybench_run('uuidv4', 50000000, distributed => true, shard_count => 4)" \
   > "$KB_ROOT/target/citus-node-down.out" 2>&1 &
 bg=$!
-wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || echo "not ok - citus: the run never started loading"
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || not_ok "the run never started loading"
 down=$(q "SELECT max(run_id) FROM keybench.runs")
 node_stop 2
 wait $bg

@@ -5,27 +5,20 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh crash
 v=${1:-18}
 name=crash$v
 trap 'cluster_stop "$name" "$v"' EXIT
 cluster_start "$name" "$v" "$(port_for crash-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
-  restart_after_crash=on >/dev/null || { echo "not ok - crash test: cluster"; exit 1; }
-psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - crash: $1"; else echo "not ok - crash: $1 (expected '$2', got '$3')"; failed=1; fi
-}
-wait_for() { # wait_for SQL: until it prints t, at most 60 s
-  local i; for i in $(seq 600); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
-}
+  restart_after_crash=on >/dev/null || { not_ok cluster; exit 1; }
 psql -c "CREATE EXTENSION keybench" >/dev/null
 psql -c "SELECT run_id FROM keybench_run('uuidv4', 5000000, clients => 2)" >/dev/null 2>&1 &
-wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || { echo "not ok - crash: run never started"; exit 1; }
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || { not_ok "run never started"; exit 1; }
 pid=$(psql -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'keybench run worker' ORDER BY pid LIMIT 1")
 as_pg kill -9 "$pid"
 wait
 # The postmaster restarts every process; wait until it accepts connections again.
-wait_for "SELECT true" || { echo "not ok - crash: server did not come back"; exit 1; }
+wait_for "SELECT true" || { not_ok "server did not come back"; exit 1; }
 check "the server restarted" t "$(grep -q "was terminated by signal 9" "$KB_ROOT/target/clusters/$name/server.log" && echo t)"
 check "the run is left marked running" running "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = 1")"
 check "its table is left" t "$(psql -c "SELECT to_regclass('keybench.run_1_uuidv4') IS NOT NULL")"

@@ -9,6 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh disk
 v=${1:-18}
 name=disk$v
 small=$KB_ROOT/target/clusters/$name-small
@@ -19,25 +20,14 @@ cleanup() {
 }
 trap cleanup EXIT
 cluster_start "$name" "$v" "$(port_for disk-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
-  >/dev/null || { echo "not ok - disk: cluster"; exit 1; }
+  >/dev/null || { not_ok "cluster"; exit 1; }
 umount "$small" 2>/dev/null
 mkdir -p "$small"
 if ! mount -t tmpfs -o size=96m,mode=0700 keybench-disk-test "$small"; then
-  echo "not ok - disk: cannot mount a 96 MB tmpfs on $small (the test needs root)"
+  not_ok "cannot mount a 96 MB tmpfs on $small (the test needs root)"
   exit 1
 fi
 chown postgres "$small"
-psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - disk: $1"; else echo "not ok - disk: $1 (expected '$2', got '$3')"; failed=1; fi
-}
-like() { # like DESCRIPTION PATTERN ACTUAL (a grep -E pattern)
-  if printf '%s' "$3" | grep -Eq -- "$2"; then echo "ok - disk: $1"; else echo "not ok - disk: $1 (no match for '$2' in: $3)"; failed=1; fi
-}
-wait_for() { # wait_for SQL: until it prints t, at most 60 s
-  local i; for i in $(seq 600); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
-}
 psql -c "CREATE EXTENSION keybench" -c "CREATE TABLESPACE small LOCATION '$small'" >/dev/null
 runs() { psql -c "SELECT count(*) FROM keybench.runs"; }
 in_small() { psql -c "SELECT count(*) FROM pg_class WHERE reltablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'small')"; }
@@ -68,7 +58,7 @@ psql -c "DROP TABLE keybench.run_${id}_uuidv4" >/dev/null
 (psql -q -c "SET default_tablespace = small" -c "SET keybench.min_free_space = '16MB'" -c "\\set VERBOSITY verbose" \
   -c "SELECT * FROM keybench_run('bigint', 400000, method => 'single', keep => true)" > "$small.out" 2>&1) &
 caller=$!
-wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || echo "not ok - disk: the run never started"
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done > 0" || not_ok "the run never started"
 # Leave 8 MB free: below the 16 MB floor.
 free_kb=$(df -k --output=avail "$small" | tail -1)
 fallocate -l $(( (free_kb - 8192) * 1024 )) "$small/filler" 2>/dev/null \

@@ -27,11 +27,10 @@ rm -rf "$out"; mkdir -p "$out"
 # The SQLSTATE of every message in the log line prefix, for the summary by SQLSTATE.
 cluster_start "$name" "$version" "$port" shared_preload_libraries=keybench fsync=off "log_line_prefix='%m [%p] %e: '" \
   || { echo "fuzz: cannot start the cluster" >&2; exit 1; }
-psql_su() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 "$PGBIN/createdb" "$db" || exit 1
 
 # The database: keybench, keyed tables with a few rows, a kept run, and the fuzzing role.
-psql_su >"$out/setup.log" 2>&1 <<SQL || { echo "fuzz: set-up failed, see $out/setup.log" >&2; cat "$out/setup.log" >&2; exit 1; }
+psql_q -d "$db" >"$out/setup.log" 2>&1 <<SQL || { echo "fuzz: set-up failed, see $out/setup.log" >&2; cat "$out/setup.log" >&2; exit 1; }
 CREATE EXTENSION keybench;
 CREATE TABLE orders_snowflake (id bigint PRIMARY KEY DEFAULT snowflake_id(), note text);
 CREATE TABLE orders_uuidv7 (id uuid PRIMARY KEY DEFAULT public.uuidv7(), created_at timestamptz DEFAULT now(), note text);
@@ -110,17 +109,17 @@ if role_run=$("$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -U "$role" -d "$db" \
     -c "SELECT 'run ' || run_id || ' ok' FROM keybench_run('uuidv7', 100, clients => 2)" 2>&1); then :; else
   echo "fuzz: WARNING: keybench_run as $role fails: $role_run" >&2
 fi
-echo "fuzz: set-up done ($(psql_su -At -c "SELECT count(*) FROM keybench.runs") runs; as $role: $role_run)"
+echo "fuzz: set-up done ($(psql -d "$db" -c "SELECT count(*) FROM keybench.runs") runs; as $role: $role_run)"
 
 # keybench's library: installing it again (cargo pgrx install rewrites it in place) while the server
 # runs makes backends fail on garbage ("unrecognized function API version", SIGSEGV), which would
 # look like a keybench crash; such a run is reported as invalid.
 so="$("$(pg_config_for "$version")" --pkglibdir)/keybench.so"
 so_before=$(stat -c '%Y %s' "$so")
-kb_names=$(psql_su -At -c "SELECT string_agg(DISTINCT p.proname, '|') FROM pg_proc p
+kb_names=$(psql -d "$db" -c "SELECT string_agg(DISTINCT p.proname, '|') FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'keybench'")
-start_before=$(psql_su -At -c "SELECT pg_postmaster_start_time()")
+start_before=$(psql -d "$db" -c "SELECT pg_postmaster_start_time()")
 t0=$(date +%s)
 PGOPTIONS='-c statement_timeout=2000' sqlsmith --target="host=$PGHOST port=$PGPORT dbname=$db user=$role" \
   --max-queries="$queries" --seed="$seed" --exclude-catalog --verbose --dump-all-queries \
@@ -129,7 +128,7 @@ rc=$?
 t1=$(date +%s)
 
 crashes=0; restarted=0
-start_after=$(psql_su -At -c "SELECT pg_postmaster_start_time()" 2>/dev/null) || start_after="(server unreachable)"
+start_after=$(psql -d "$db" -c "SELECT pg_postmaster_start_time()" 2>/dev/null) || start_after="(server unreachable)"
 crash_lines=$(grep -E "terminated by signal|was terminated by|server process .* was terminated|terminating any other active server processes|database system was not properly shut down" "$dir/server.log")
 [ -n "$crash_lines" ] && crashes=$(grep -cE "terminated by signal|was terminated by|server process .* was terminated" "$dir/server.log")
 if [ "$start_before" != "$start_after" ]; then restarted=1; fi

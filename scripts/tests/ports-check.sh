@@ -6,11 +6,10 @@
 # Usage: scripts/tests/ports-check.sh   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/lib/versions.sh
-. scripts/lib/ports.sh
-failed=0
-result() { # result DESCRIPTION PROBLEMS: ok when PROBLEMS is empty
-  if [ -z "$2" ]; then echo "ok - ports: $1"; else echo "not ok - ports: $1: $(echo "$2" | paste -sd ' ')"; failed=1; fi
+. scripts/lib/common.sh
+. scripts/lib/check.sh ports
+result() { # result DESCRIPTION PROBLEMS: ok when PROBLEMS is empty, else not ok naming them
+  if [ -z "$2" ]; then ok "$1"; else not_ok "$1: $(echo "$2" | paste -sd ' ')"; fi
 }
 rows=$(awk 'NF >= 3 { print $1, $2, $3 }' <<< "$KB_PORTS")
 

@@ -10,13 +10,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh readme
 v=${1:-18}
 name=readme$v
 trap 'cluster_stop "$name" "$v"' EXIT
 cluster_start "$name" "$v" "$(port_for readme-check "$v")" shared_preload_libraries=keybench keybench.progress_interval=0 \
-  >/dev/null || { echo "not ok - readme: cluster"; exit 1; }
+  >/dev/null || { not_ok "cluster"; exit 1; }
 block=$(awk '/<!-- quickstart end -->/ { f = 0 } f { print } /<!-- quickstart begin -->/ { f = 1 }' README.md | sed '1d;$d')
-[ -n "$block" ] || { echo "not ok - readme: no quick start block in README.md"; exit 1; }
+[ -n "$block" ] || { not_ok "no quick start block in README.md"; exit 1; }
 # The session as psql prints it: each statement after its prompt (continuation lines after
 # "postgres-# "), then its output.
 actual=$(
@@ -44,9 +45,9 @@ if [ -n "${WRITE:-}" ]; then
   echo "wrote the quick start session into README.md"
 fi
 if diff -u <(printf '%s\n' "$block" | normalize) <(printf '%s\n' "$actual" | normalize) > "$KB_ROOT/target/readme-check.diff"; then
-  echo "ok - readme: the quick start's psql session prints what README.md shows (numbers aside)"
+  ok "the quick start's psql session prints what README.md shows (numbers aside)"
 else
   cat "$KB_ROOT/target/readme-check.diff"
-  echo "not ok - readme: the quick start's psql session differs from README.md (diff above)"
+  not_ok "the quick start's psql session differs from README.md (diff above)"
   exit 1
 fi

@@ -15,6 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
+. scripts/lib/check.sh standby
 v=${1:-18}
 primary=standby$v-primary
 sdir="$KB_ROOT/target/clusters/standby$v-standby"
@@ -23,20 +24,8 @@ stop_standby() { [ -f "$sdir/data/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D 
 # Its application_name is its cluster_name.
 trap 'stop_standby; cluster_stop "$primary" "$v"' EXIT
 cluster_start "$primary" "$v" "$(port_for standby-test "$v" 0)" shared_preload_libraries=keybench fsync=off keybench.progress_interval=0 \
-  >/dev/null || { echo "not ok - standby: primary"; exit 1; }
-psql() { "$PGBIN/psql" -X -At -v ON_ERROR_STOP=1 "$@"; }
-q() { psql -c "$1" 2>&1; }
+  >/dev/null || { not_ok "primary"; exit 1; }
 sq() { "$PGBIN/psql" -X -At -h "$sdir/sock" -p "$sport" -U postgres -d postgres -c "$1" 2>&1; }
-failed=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - standby: $1"; else echo "not ok - standby: $1 (expected '$2', got '$3')"; failed=1; fi
-}
-wait_for() { # wait_for SQL: until it prints t on the primary, at most 60 s
-  local i; for i in $(seq 600); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
-}
-err() { # err SQL: the SQLSTATE and message of the ERROR it raises
-  psql -v VERBOSITY=verbose -c "$1" 2>&1 | sed -n 's/^ERROR:  //p' | head -1
-}
 q "CREATE EXTENSION keybench" >/dev/null
 
 none=$(q "SELECT run_id FROM keybench_run('bigint', 5000, wait_for_standbys => true)")
@@ -44,11 +33,11 @@ check "a run on a server without standbys records none" "0|0" \
   "$(q "SELECT (SELECT count(*) FROM keybench.run_standbys WHERE run_id = $none), (SELECT count(*) FROM keybench.batch_standby_lag WHERE run_id = $none)")"
 
 # The standby: a base backup of the primary, streaming from it (application_name standby$v-standby).
-standby_start "standby$v-standby" "$v" "$sport" || { echo "not ok - standby: start"; exit 1; }
+standby_start "standby$v-standby" "$v" "$sport" || { not_ok "start"; exit 1; }
 # Streaming, and the standby has reported its flush and replay positions (until its first reply
 # they are NULL in pg_stat_replication, and so would the first batches' lags be).
 wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming' AND flush_lsn IS NOT NULL AND replay_lsn IS NOT NULL" \
-  || { echo "not ok - standby: never streamed"; exit 1; }
+  || { not_ok "never streamed"; exit 1; }
 check "the standby is in recovery, streaming from the primary" t "$(sq "SELECT pg_is_in_recovery()")"
 
 # A run waiting for the standby: 20 batches.
@@ -206,7 +195,7 @@ check "with the GRANTs, the role's replay is timed; no password stored or in an 
 long_replay() { # long_replay APPLICATION_NAME [SQL before it]: a long replay run in the background (single-row transactions: slow, yet small on disk)
   PGAPPNAME=$1 "$PGBIN/psql" -X -At -c "${2:-SELECT 1}" -c "SELECT * FROM keybench_replay('$sb', ARRAY['uuidv4'], 5000000, clients => 1, method => 'single')" > "$sdir/$1.out" 2>&1 &
   wait_for "SELECT count(*) = 1 FROM keybench.runs r JOIN keybench.run_replay p USING (run_id) WHERE r.status = 'running' AND p.paused_at IS NOT NULL AND EXISTS (SELECT FROM keybench.batches b WHERE b.run_id = r.run_id)" \
-    || echo "not ok - standby: the $1 run never paused the standby"
+    || not_ok "the $1 run never paused the standby"
 }
 ended_resumed() { # the last run's status, whether its standby was resumed, and the standby's state
   wait_for "SELECT count(*) = 0 FROM keybench.runs WHERE status = 'running'" || true
@@ -235,20 +224,20 @@ check "the keybench worker killed: resumed" "failed|t|not paused" "$(ended_resum
 # run is left to resume the standby; keybench_cleanup() does.
 long_replay kb_crash
 as_pg kill -9 "$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'keybench run worker' LIMIT 1")"; wait
-wait_for "SELECT true" >/dev/null || echo "not ok - standby: the primary did not come back"
+wait_for "SELECT true" >/dev/null || not_ok "the primary did not come back"
 check "the primary crashed: the standby is left paused" paused "$(paused)"
 check "keybench_cleanup() closes the run and resumes the standby" t \
   "$(q "SELECT count(*) FILTER (WHERE action LIKE 'standby replay resumed: host=%') = 1 FROM keybench_cleanup()")"
 check "the primary crashed: resumed by keybench_cleanup()" "failed|t|not paused" "$(ended_resumed)"
-wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming'" || echo "not ok - standby: did not stream again after the crash"
+wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming'" || not_ok "did not stream again after the crash"
 
 # The standby stopped mid-run: the run goes on and completes; the standby is marked incomplete.
 psql -c "SELECT run_id FROM keybench_run('uuidv4', 3000000, wait_for_standbys => true)" > "$sdir/long.out" 2>&1 &
 bg=$!
 wait_for "SELECT count(*) > 0 FROM keybench.batch_standby_lag l JOIN keybench.runs r USING (run_id) WHERE r.status = 'running'" \
-  || echo "not ok - standby: the long run never recorded a lag"
+  || not_ok "the long run never recorded a lag"
 stop_standby
-wait_for "SELECT count(*) = 0 FROM pg_stat_replication" || echo "not ok - standby: the walsender never went away"
+wait_for "SELECT count(*) = 0 FROM pg_stat_replication" || not_ok "the walsender never went away"
 check "the standby went away while the run was still loading" t \
   "$(q "SELECT count(*) = 1 FROM keybench.runs WHERE status = 'running'")"
 wait $bg

@@ -13,25 +13,26 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh "$@" >/dev/null || exit 1
 . scripts/lib/common.sh
+. scripts/lib/check.sh package
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 mkdir -p dist target/logs
-failed=0
 for m in "${majors[@]}"; do
+  CHECK_NAME="package pg$m"
   pgc=$(pg_config_for "$m") || exit 1
   out="$KB_ROOT/target/package/pg$m" stage="$KB_ROOT/target/package/stage-pg$m"
   pkg="$KB_ROOT/dist/keybench-$version-pg$m-linux-x86_64.tar.gz"
   rm -rf "$out" "$stage"
   echo "== PostgreSQL $m: cargo pgrx package"
   if ! cargo pgrx package --pg-config "$pgc" --out-dir "$out" >"target/logs/package-pg$m.log" 2>&1; then
-    tail -20 "target/logs/package-pg$m.log"; echo "not ok - package pg$m: build"; failed=1; continue
+    tail -20 "target/logs/package-pg$m.log"; not_ok build; continue
   fi
   # cargo pgrx package lays the files out under the build server's absolute directories.
   mkdir -p "$stage/pkglibdir" "$stage/sharedir/extension"
   cp "$out$("$pgc" --pkglibdir)/keybench.so" "$stage/pkglibdir/"
   cp "$out$("$pgc" --sharedir)"/extension/keybench* "$stage/sharedir/extension/"
   tar -czf "$pkg" -C "$stage" --owner=0 --group=0 ./pkglibdir ./sharedir
-  echo "ok - package pg$m: $(basename "$pkg") ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
+  ok "$(basename "$pkg") ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
 
   # A fresh server of that major, without keybench, as a user's would be.
   server="$KB_ROOT/target/package/server-pg$m"
@@ -41,7 +42,7 @@ for m in "${majors[@]}"; do
   (
     # No Rust, no cargo: only the system's tools and the server's own.
     export PATH="$server/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-    command -v cargo >/dev/null && { echo "not ok - package pg$m: cargo still on PATH"; exit 1; }
+    command -v cargo >/dev/null && { not_ok "cargo still on PATH"; exit 1; }
     tar -xzf "$pkg" -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir || exit 1
     tar -xzf "$pkg" -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir || exit 1
     export KB_PG_CONFIG="$server/bin/pg_config"
@@ -55,9 +56,9 @@ for m in "${majors[@]}"; do
       -c "SELECT public.uuid_extract_version(public.uuidv7()), length(ulid()), snowflake_node(snowflake_id())" 2>&1 | tr '\n' ' ')
     want="CREATE EXTENSION $version uuidv7|20000|2 t 7|26|0 "
     if [ "$got" = "$want" ]; then
-      echo "ok - package pg$m: installed with tar into a fresh PostgreSQL $m ($("$PGBIN/postgres" --version)), no Rust on PATH: CREATE EXTENSION, a 2-client run, density, generators"
+      ok "installed with tar into a fresh PostgreSQL $m ($("$PGBIN/postgres" --version)), no Rust on PATH: CREATE EXTENSION, a 2-client run, density, generators"
     else
-      echo "not ok - package pg$m: expected '$want', got '$got'"; exit 1
+      not_ok "expected '$want', got '$got'"; exit 1
     fi
   ) || failed=1
 done
