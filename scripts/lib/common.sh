@@ -20,12 +20,32 @@ as_pg() { # run a command as the unprivileged cluster owner
   if [ "$(id -u)" = 0 ]; then sudo -u postgres -H -- "$@"; else "$@"; fi
 }
 
+# pg_ctl_start NAME BINDIR DIR OPTS: pg_ctl start, as `postgres`, of the cluster in DIR/data (its
+# log DIR/server.log, OPTS its -o). With KB_MEMORY_CAP_MB set, the server and every process it
+# forks run in a memory cgroup (v1) of their own, keybench-NAME, of that many MB: shared memory,
+# process memory and the page cache of the files it reads and writes all count, so what does not
+# fit is read back from disk.
+pg_ctl_start() {
+  local name=$1 bindir=$2 dir=$3 opts=$4
+  local start=("$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start)
+  if [ "$(id -u)" = 0 ]; then start=(sudo -u postgres -H -- "${start[@]}"); fi
+  if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
+    local cg=/sys/fs/cgroup/memory/keybench-$name
+    { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
+        && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
+      || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
+    # A shell that moves itself into the cgroup, then becomes the start command.
+    start=(bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${start[@]}")
+  fi
+  "${start[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }
+}
+
 # cluster_start NAME VERSION PORT [postgres -c settings...]   (PORT: port_for, lib/ports.sh)
 # Creates a fresh cluster under target/clusters/NAME, owned by `postgres`, listening only on a
 # private unix socket dir, with PostgreSQL's defaults but for the given settings, and sets
 # PGHOST/PGPORT/PGBIN for the caller. Stop it with cluster_stop. KB_PG_CONFIG, when set, names the
-# pg_config of another install of that major to run instead (a copy with another keybench in it). With KB_MEMORY_CAP_MB set, the
-# server runs in a memory cgroup of that many MB.
+# pg_config of another install of that major to run instead (a copy with another keybench in it).
+# With KB_MEMORY_CAP_MB set, the server runs in a memory cgroup of that many MB (pg_ctl_start).
 cluster_start() {
   local name=$1 version=$2 port=$3; shift 3
   [ -n "$port" ] || { echo "cluster_start $name: no port" >&2; return 1; }
@@ -37,21 +57,7 @@ cluster_start() {
     || { cat "$dir/initdb.log" >&2; return 1; }
   local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock'"
   local s; for s in "$@"; do opts="$opts -c $s"; done
-  if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
-    # The server and every process it forks in a memory cgroup (v1) with that limit: shared
-    # memory, process memory and the page cache of the files it reads and writes all count, so
-    # what does not fit is read back from disk.
-    local cg=/sys/fs/cgroup/memory/keybench-$name
-    { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
-        && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
-      || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
-    bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" \
-      sudo -u postgres -H -- "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
-      || { cat "$dir/server.log" >&2; return 1; }
-  else
-    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
-      || { cat "$dir/server.log" >&2; return 1; }
-  fi
+  pg_ctl_start "$name" "$bindir" "$dir" "$opts" || return 1
   export PGHOST="$dir/sock" PGPORT=$port PGUSER=postgres PGDATABASE=postgres PGBIN=$bindir
   KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
 }
@@ -60,7 +66,8 @@ cluster_start() {
 # cluster_start last started (PGHOST/PGPORT), made by pg_basebackup -R under
 # target/clusters/NAME, on its own private socket, with application_name NAME; PGHOST and PGPORT
 # stay the primary's, and STANDBY_HOST/STANDBY_PORT name the standby. With KB_MEMORY_CAP_MB set,
-# it runs in a memory cgroup of its own of that many MB. Stop it with cluster_stop NAME VERSION.
+# it runs in a memory cgroup of its own of that many MB (pg_ctl_start). Stop it with cluster_stop
+# NAME VERSION.
 standby_start() {
   local name=$1 version=$2 port=$3; shift 3
   [ -n "$port" ] || { echo "standby_start $name: no port" >&2; return 1; }
@@ -71,18 +78,7 @@ standby_start() {
     >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; return 1; }
   local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c cluster_name=$name"
   local s; for s in "$@"; do opts="$opts -c $s"; done
-  local start=(sudo -u postgres -H -- "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start)
-  [ "$(id -u)" = 0 ] || start=("${start[@]:4}")
-  if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
-    local cg=/sys/fs/cgroup/memory/keybench-$name
-    { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
-        && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
-      || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
-    bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${start[@]}" >/dev/null \
-      || { cat "$dir/server.log" >&2; return 1; }
-  else
-    "${start[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }
-  fi
+  pg_ctl_start "$name" "$bindir" "$dir" "$opts" || return 1
   STANDBY_HOST="$dir/sock" STANDBY_PORT=$port
   KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
 }
@@ -100,8 +96,10 @@ cluster_stop_all() {
   KB_CLUSTERS=
 }
 
-# install_release VERSION: build keybench in release mode and install it into that PostgreSQL.
-install_release() { # install_release MAJOR: a release build into that PostgreSQL (KB_PG_CONFIG's, when set)
+# install_release MAJOR: build keybench in release mode (cargo pgrx install --release) and install
+# it into PostgreSQL MAJOR: .pg/MAJOR, or the install KB_PG_CONFIG names when set. The build's
+# output goes to target/logs/install-release-pgMAJOR.log; on failure its last 30 lines are shown.
+install_release() {
   mkdir -p "$KB_ROOT/target/logs"
   cargo pgrx install --release --pg-config "${KB_PG_CONFIG:-$(pg_config_for "$1")}" >"$KB_ROOT/target/logs/install-release-pg$1.log" 2>&1 \
     || { tail -30 "$KB_ROOT/target/logs/install-release-pg$1.log" >&2; return 1; }
