@@ -6,13 +6,13 @@
 # by keybench_run(..., distributed => true) from the coordinator (CLIENTS loaders, default 1). Twice: with
 # PostgreSQL's default shared_buffers (128 MB) on every node, where each worker's share of the
 # index fits, and with 16 MB, where it does not (the cache cliff, per node). Writes
-# docs/DISTRIBUTED.md (override with OUT=...).
+# docs/results/DISTRIBUTED.md (override with OUT=...).
 # Usage: scripts/reports/distributed.sh [ROWS] [MAJOR] [SHARDS]   (defaults: 1000000 18 32; CLIENTS=N loaders;
 #        REPORT_ONLY=1 rewrites the report from the last run's figures in target/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-1000000} v=${2:-18} shards=${3:-32}
-out=${OUT:-docs/DISTRIBUTED.md}
+out=${OUT:-docs/results/DISTRIBUTED.md}
 clients=${CLIENTS:-1}
 kinds=(bigint snowflake uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
@@ -170,7 +170,7 @@ psql -c "SELECT string_agg(line, E'\n' ORDER BY o) FROM (
        to_char(round(max(rows_per_sec) FILTER (WHERE kind = 'uuidv4' AND shared_buffers = '128MB')), 'FM999,999,999'))
    FROM runs
    UNION ALL
-   SELECT 3, format('- **Full-page images stay few without a checkpoint inside the run**: %s-%s per worker for every key here. Every page of the new table is created after the run''s first CHECKPOINT, and a page first written after a checkpoint needs no full image (in a 200,000-row snowflake run checked by hand with pg_walinspect, every FPI on a worker was an FPI_FOR_HINT record: hint bits under data checksums). The studies'' large FPI gap between uuidv4 and time-ordered keys comes from checkpoints during a long load, when uuidv4 keeps dirtying pages written before them (docs/EXPERIMENTS.md).',
+   SELECT 3, format('- **Full-page images stay few without a checkpoint inside the run**: %s-%s per worker for every key here. Every page of the new table is created after the run''s first CHECKPOINT, and a page first written after a checkpoint needs no full image (in a 200,000-row snowflake run checked by hand with pg_walinspect, every FPI on a worker was an FPI_FOR_HINT record: hint bits under data checksums). The studies'' large FPI gap between uuidv4 and time-ordered keys comes from checkpoints during a long load, when uuidv4 keeps dirtying pages written before them (docs/results/EXPERIMENTS.md).',
        min(n.wal_fpi), max(n.wal_fpi))
    FROM nodes n WHERE NOT n.coordinator) x"
 cat <<EOF

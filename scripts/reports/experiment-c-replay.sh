@@ -11,15 +11,15 @@
 # names). Beside keybench's figures, the standby's startup process's bytes
 # read from storage (/proc/PID/io, the kernel's count; this script runs as root) and its cgroup's
 # page-ins. Then each kind once more with the standby replaying live (wait_for_standbys), its
-# replay lag per batch drawn by keybench_chart. Writes docs/EXPERIMENT-C-REPLAY.md (OUT=... for
-# another file) and docs/img/experiment-c-replay-lag.svg (and .png when Chromium is installed).
+# replay lag per batch drawn by keybench_chart. Writes docs/results/EXPERIMENT-C-REPLAY.md (OUT=... for
+# another file) and docs/results/img/experiment-c-replay-lag.svg (and .png when Chromium is installed).
 # Needs root and the cgroup v1 memory controller (/sys/fs/cgroup/memory).
 # Usage: scripts/reports/experiment-c-replay.sh [CAP_MB] [SHARED_BUFFERS] [ROWS_BEFORE] [ROWS_AFTER]
 #        (defaults: 96 16MB 200000 2000000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cap=${1:-96} sb=${2:-16MB} before=${3:-200000} after=${4:-2000000}
-out=${OUT:-docs/EXPERIMENT-C-REPLAY.md}
+out=${OUT:-docs/results/EXPERIMENT-C-REPLAY.md}
 kinds=(bigint uuidv7 uuidv4)
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
@@ -64,7 +64,7 @@ for kind in "${kinds[@]}"; do
   echo "live: $kind done (run ${live[-1]})" >&2
 done
 ids=$(IFS=,; echo "${live[*]}")
-svg=docs/img/experiment-c-replay-lag.svg
+svg=docs/results/img/experiment-c-replay-lag.svg
 png=$(chart_runs "$svg" "Experiment C, standby replaying live: $after rows, $cap MB cap each, shared_buffers $sb" \
   "SELECT unnest(ARRAY[$ids])")
 elapsed=$(( $(date +%s) - started ))

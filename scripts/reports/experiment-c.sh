@@ -48,7 +48,7 @@ SELECT c.kind, 'last quarter', c.reads_per_row, c.write_units_per_row, c.monthly
 FROM keybench_io_cost(ARRAY(SELECT run_id FROM keybench.runs WHERE kind IN ('uuidv7', 'uuidv4', 'bigint') ORDER BY kind DESC), from_rows => $rows * 3 / 4) c"
 psql_q -c "SELECT DISTINCT projection FROM keybench_io_cost(ARRAY(SELECT run_id FROM keybench.runs))"
 echo "-- the memory cgroup's peak usage: $(( $(cat /sys/fs/cgroup/memory/keybench-experiment-c/memory.max_usage_in_bytes) / 1048576 )) MB of $cap MB"
-svg=docs/img/experiment-c-${cap}MB.svg
+svg=docs/results/img/experiment-c-${cap}MB.svg
 echo "-- chart: $svg"
 png=$(chart_runs "$svg" "Experiment C: $rows single-row transactions, shared_buffers $sb, memory cap $cap MB" "SELECT run_id FROM keybench.runs ORDER BY run_id")
 [ -z "$png" ] || echo "-- rendered by Chromium: $png"

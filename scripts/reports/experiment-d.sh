@@ -4,7 +4,7 @@
 # ROWS_PER_BATCH rows (`INSERT ... SELECT ..., repeat('x', 100)`), then per batch: time, index
 # size, index blocks read from outside shared_buffers, hit ratio; the cliff (keybench_cliff), its
 # projection for other shared_buffers sizes, and the three-panel chart as SVG (and PNG, when
-# Chromium is installed) in docs/img/.
+# Chromium is installed) in docs/results/img/.
 # Usage: scripts/reports/experiment-d.sh [SHARED_BUFFERS] [BATCHES] [ROWS_PER_BATCH]   (defaults: 128MB 50 100000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +31,7 @@ echo "-- the cliff, measured:"
 psql_q -c "SELECT c.* FROM keybench.runs r, keybench_cliff(r.run_id) c ORDER BY c.run_id"
 echo "-- the cliff for other shared_buffers sizes (a projection, at the bytes per key measured for uuidv4):"
 psql_q -c "SELECT * FROM keybench_cliff_projection((SELECT run_id FROM keybench.runs WHERE kind = 'uuidv4'))"
-svg=docs/img/experiment-d-$sb.svg
+svg=docs/results/img/experiment-d-$sb.svg
 echo "-- chart: $svg"
 png=$(chart_runs "$svg" "Experiment D: $batches batches of $per rows, shared_buffers $sb" "SELECT run_id FROM keybench.runs ORDER BY run_id")
 [ -z "$png" ] || echo "-- rendered by Chromium: $png"

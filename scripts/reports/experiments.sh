@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rerun what keybench can reproduce of the four studies in ../shared/EXPERIMENTS.md, scaled to this
 # machine, on throwaway PostgreSQL 18 clusters with default settings (keybench preloaded), and write
-# docs/EXPERIMENTS.md with every table printed and the experiment D chart.
+# docs/results/EXPERIMENTS.md with every table printed and the experiment D chart.
 # Usage: scripts/reports/experiments.sh [ROWS_A] [ROWS_B] [ROWS_C] [ROWS_BLOAT]   (defaults: 1000000 1000000 50000 1000000)
 set -Eeuo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,16 +11,16 @@ bash scripts/setup.sh
 trap cluster_stop_all EXIT
 trap 'echo "scripts/reports/experiments.sh: failed at line $LINENO" >&2' ERR
 install_release 18
-out=docs/EXPERIMENTS.md
+out=docs/results/EXPERIMENTS.md
 cluster_start experiments 18 "$(port_for experiments 18 0)" "shared_preload_libraries=keybench"
 section() { # section "heading" "sql": a section of the document with the query and what psql printed
   printf '\n%s\n\n```sql\n%s\n```\n\n```\n' "$1" "$2" >> "$out"
   psql_q -c "SET client_min_messages = warning" -c "$2" | sed 's/ *$//' >> "$out"
   printf '```\n' >> "$out"
 }
-chart() { # chart NAME TITLE RUNS_QUERY: keybench_chart of those runs into docs/img, linked from the document
-  local png; png=$(chart_runs "docs/img/experiments-$1.svg" "$2" "$3")
-  printf '\n![%s](%s)\n' "$2" "${png:-docs/img/experiments-$1.svg}" | sed 's|(docs/|(|' >> "$out"
+chart() { # chart NAME TITLE RUNS_QUERY: keybench_chart of those runs into docs/results/img, linked from the document
+  local png; png=$(chart_runs "docs/results/img/experiments-$1.svg" "$2" "$3")
+  printf '\n![%s](%s)\n' "$2" "${png:-docs/results/img/experiments-$1.svg}" | sed 's|(docs/results/|(|' >> "$out"
 }
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench"
 version=$("$PGBIN/psql" -X -At -c "SELECT current_setting('server_version') || ', shared_buffers ' || current_setting('shared_buffers') || ', max_wal_size ' || current_setting('max_wal_size') || ', checkpoint_timeout ' || current_setting('checkpoint_timeout') || ', data_checksums ' || current_setting('data_checksums')")
@@ -146,7 +146,7 @@ full of random 16-byte keys, compress little (PostgreSQL leaves a page's free-sp
 image with or without compression).
 DOC
 
-printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/reports/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
+printf '\n### WAL replay speed on a standby\n\nA primary and a streaming standby (pg_basebackup -R), PostgreSQL 18, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, %s rows loaded from 4 workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study'"'"'s memory limit is in [docs/results/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/reports/experiment-c-replay.sh`).\n' "$rows_a" >> "$out"
 cluster_start experiments-primary 18 "$(port_for experiments 18 2)" "shared_preload_libraries=keybench"
 "$PGBIN/psql" -X -q -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION dblink"
 standby_start experiments-standby 18 "$(port_for experiments 18 3)" >/dev/null
@@ -156,8 +156,8 @@ FROM keybench_replay('host=$STANDBY_HOST port=$STANDBY_PORT dbname=postgres', AR
 cluster_stop_all
 
 bash scripts/reports/experiment-c-replay.sh 96 16MB 200000 2000000 >/dev/null 2>&1
-printf '\n### Standby replay under the memory limit\n\n`./scripts/reports/experiment-c-replay.sh 96 16MB 200000 2000000` writes [docs/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md): a primary and a standby, each in a 96 MB memory cgroup with shared_buffers = 16 MB, experiment C'"'"'s table loaded by `keybench_replay` (replay paused, the load, replay resumed and timed) before and after the primary'"'"'s memory limit, then with full_page_writes off and with recovery_prefetch off; and each key once more with the standby replaying live, its lag per batch charted. The study: uuidv4 2.4x slower per row before the limit, 5.5x after.\n\n' >> "$out"
-awk '/^\| pass \|/ { f = 1 } f && /^\|/ { print; next } f { exit }' docs/EXPERIMENT-C-REPLAY.md >> "$out"
+printf '\n### Standby replay under the memory limit\n\n`./scripts/reports/experiment-c-replay.sh 96 16MB 200000 2000000` writes [docs/results/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md): a primary and a standby, each in a 96 MB memory cgroup with shared_buffers = 16 MB, experiment C'"'"'s table loaded by `keybench_replay` (replay paused, the load, replay resumed and timed) before and after the primary'"'"'s memory limit, then with full_page_writes off and with recovery_prefetch off; and each key once more with the standby replaying live, its lag per batch charted. The study: uuidv4 2.4x slower per row before the limit, 5.5x after.\n\n' >> "$out"
+awk '/^\| pass \|/ { f = 1 } f && /^\|/ { print; next } f { exit }' docs/results/EXPERIMENT-C-REPLAY.md >> "$out"
 printf '\n![Standby replay lag per batch, the standby replaying live](img/experiment-c-replay-lag.png)\n' >> "$out"
 
 printf '\n### The memory cap\n\nThe study capped the memory of a 100-million-row server so that its indexes outgrew the cache. Here the same at a scale this machine loads in minutes: `./scripts/reports/experiment-c.sh 96 16MB 2000000` runs a throwaway PostgreSQL 18 inside a memory cgroup of 96 MB (shared memory, process memory and page cache all count, so what does not fit is read back from disk) with shared_buffers = 16 MB, and loads 2,000,000 single-row transactions per key from 4 workers:\n\n```\n' >> "$out"
@@ -191,7 +191,7 @@ cat >> "$out" <<'DOC'
   clients, as many as max_worker_processes allows). The sections above run C's single-row load,
   memory cap, checkpoint and wal_compression variants and standby replay at 50,000 to 2,000,000
   rows per key.
-- A at 10 million rows: scripts/bench/bench-10m.sh runs that scale once (docs/BENCHMARKS.md).
+- A at 10 million rows: scripts/bench/bench-10m.sh runs that scale once (docs/results/BENCHMARKS.md).
 
 ## One call per study
 

@@ -3,15 +3,16 @@
 # ROWS rows, then keybench_read's five workloads on it, once on a server whose shared_buffers hold
 # the table and its indexes (1 GB, 8 GB above 2M rows; prewarmed with pg_prewarm) and once on one
 # whose do not (16 MB; what misses shared buffers comes from the OS page cache or the disk); then
-# uuidv7 and uuidv4 loaded with a reader next to the loader on 16 MB. Writes docs/READS.md
+# uuidv7 and uuidv4 loaded with a reader next to the loader on 16 MB. Writes docs/results/READS.md
 # (override with OUT=...). WORKLOADS=... runs a subset (default: point recent range join group).
 # Usage: scripts/reports/read-side.sh [ROWS] [MAJOR]   (defaults: 1000000 18)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-1000000} v=${2:-18}
-out=${OUT:-docs/READS.md}
-# The chart beside it: docs/READS.md -> docs/img/reads-during-load.svg
+out=${OUT:-docs/results/READS.md}
+# The chart beside it, relative to it: docs/results/READS.md -> docs/results/img/reads-during-load.svg
 chart="img/$(basename "$out" .md | tr 'A-Z' 'a-z')-during-load.svg"
+dir=$(dirname "$out")
 kinds=(bigint uuidv7 uuidv4 ulid snowflake)
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
@@ -82,15 +83,15 @@ for kind in uuidv7 uuidv4; do
             FROM (SELECT *, ntile(4) OVER (ORDER BY batch) FROM keybench.batch_reads WHERE run_id = $run) b
             GROUP BY ntile ORDER BY ntile) TO STDOUT WITH (FORMAT csv)" >> "$during"
 done
-mkdir -p docs/img
+mkdir -p "$dir/img"
 psql \
   -c "SELECT keybench_chart(ARRAY(SELECT run_id FROM keybench.runs ORDER BY run_id), 'Point lookups during a load, shared_buffers 16 MB')" \
-  > "docs/$chart"
-svg_to_png "docs/$chart" 960 1600 >/dev/null
+  > "$dir/$chart"
+svg_to_png "$dir/$chart" 960 1600 >/dev/null
 cluster_stop read-side "$v"
 elapsed=$(( $(date +%s) - started ))
 python3 - "$results" "$out" "$rows" "$server_version" "$elapsed" "${WORKLOADS:-}" "$chart" <<'PY'
-import csv, sys
+import csv, os, sys
 path, out, rows, version, elapsed, only, chart = sys.argv[1:]
 data = list(csv.reader(open(path)))
 rows = int(rows)
@@ -174,7 +175,7 @@ outside shared buffers per lookup (keybench.batch_reads).
     f.write(f"""
 ![read latency per batch during the load]({chart})
 
-(docs/{chart}; the bottom panel is the reader's p99 per batch.)
+({os.path.dirname(out)}/{chart}; the bottom panel is the reader's p99 per batch.)
 
 """)
     f.write("## Plans\n\n")
