@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
 #   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
-#      port table (scripts/tests/ports-check.sh)
+#      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh)
 #   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
@@ -85,6 +85,8 @@ fi
 chown postgres target/pgrx-test-data
 echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
 run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
+echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
+run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
 
 for v in "${versions[@]}"; do
   if [ $pgrx_tests = 1 ]; then
