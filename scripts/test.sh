@@ -20,7 +20,7 @@
 # Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 bash scripts/setup.sh || exit 1
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT

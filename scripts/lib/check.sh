@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # failed: the driver exits with it
 # Sourced by the test drivers (scripts/tests/) after lib/common.sh, as `. scripts/lib/check.sh NAME`:
 # their checks, each printing one line, "ok - NAME: DESCRIPTION" or "not ok - NAME: DESCRIPTION
 # (why)", which scripts/test.sh counts (run_step, count_step). A driver ends with `exit $failed`
@@ -20,5 +21,5 @@ err() { # err SQL: the SQLSTATE and message of the ERROR it raises
 }
 WAIT_SECONDS=60
 wait_for() { # wait_for SQL: until it prints t, at most WAIT_SECONDS (60 unless the driver sets it)
-  local i; for i in $(seq $((WAIT_SECONDS * 10))); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
+  local _; for _ in $(seq $((WAIT_SECONDS * 10))); do [ "$(psql -c "$1" 2>/dev/null)" = t ] && return 0; sleep 0.1; done; return 1
 }

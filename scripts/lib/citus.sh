@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the keybench scripts: an installed Citus, and a throwaway local Citus cluster (a
 # coordinator and N workers, each an ordinary PostgreSQL server with
 # shared_preload_libraries = 'citus,keybench').

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the keybench scripts: PostgreSQL locations and throwaway clusters.
 # PostgreSQL refuses to run as root, so every cluster here runs as the OS user `postgres`.
 KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,17 +28,17 @@ as_pg() { # run a command as the unprivileged cluster owner
 # fit is read back from disk.
 pg_ctl_start() {
   local name=$1 bindir=$2 dir=$3 opts=$4
-  local start=("$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start)
-  if [ "$(id -u)" = 0 ]; then start=(sudo -u postgres -H -- "${start[@]}"); fi
+  local cmd=("$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start)
+  if [ "$(id -u)" = 0 ]; then cmd=(sudo -u postgres -H -- "${cmd[@]}"); fi
   if [ -n "${KB_MEMORY_CAP_MB:-}" ]; then
     local cg=/sys/fs/cgroup/memory/keybench-$name
     { [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && mkdir -p "$cg" \
         && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
       || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
     # A shell that moves itself into the cgroup, then becomes the start command.
-    start=(bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${start[@]}")
+    cmd=(bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${cmd[@]}")
   fi
-  "${start[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }
+  "${cmd[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }
 }
 
 # cluster_start NAME VERSION PORT [postgres -c settings...]   (PORT: port_for, lib/ports.sh)
@@ -79,6 +80,7 @@ standby_start() {
   local opts="-c port=$port -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c cluster_name=$name"
   local s; for s in "$@"; do opts="$opts -c $s"; done
   pg_ctl_start "$name" "$bindir" "$dir" "$opts" || return 1
+  # shellcheck disable=SC2034 # for the caller
   STANDBY_HOST="$dir/sock" STANDBY_PORT=$port
   KB_CLUSTERS="${KB_CLUSTERS:-} $name:$version"
 }

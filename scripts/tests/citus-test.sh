@@ -15,7 +15,7 @@
 # Usage: scripts/tests/citus-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure;
 #        without Citus for MAJOR, one "skipped - ..." line with the reason and exit 77)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/citus.sh
 . scripts/lib/check.sh citus
 v=${1:-18}
@@ -33,7 +33,7 @@ check "nodes have keybench.node_id 0, 1, 2" "0,1,2" \
 for kind in bigint snowflake uuidv7 uuidv4; do
   clients=1; [ $kind = bigint ] && clients=2
   id=$(q "SELECT run_id FROM keybench_run('$kind', 50000, clients => $clients, distributed => true, shard_count => 6, keep => true)")
-  check "$kind: distributed run done" done "$(q "SELECT status FROM keybench.runs WHERE run_id = '$id'")"
+  check "$kind: distributed run done" "done" "$(q "SELECT status FROM keybench.runs WHERE run_id = '$id'")"
   check "$kind: the table is hash-distributed on id over 6 shards" "h|id|6" \
     "$(q "SELECT p.partmethod, column_to_column_name(p.logicalrelid, p.partkey), (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid)
           FROM pg_dist_partition p WHERE p.logicalrelid = 'keybench.run_${id}_$kind'::regclass")"

@@ -3,7 +3,7 @@
 # running with its table, and the next keybench_run (or keybench_cleanup()) closes it.
 # Usage: scripts/tests/crash-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh crash
 v=${1:-18}
@@ -25,7 +25,7 @@ check "its table is left" t "$(psql -c "SELECT to_regclass('keybench.run_1_uuidv
 check "no worker survived the restart" 0 "$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'keybench run worker'")"
 # The next run's first worker calls keybench_cleanup() before it starts.
 next=$(psql -c "SELECT run_id FROM keybench_run('uuidv7', 1000)")
-check "the next run succeeds" done "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${next:-0}")"
+check "the next run succeeds" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${next:-0}")"
 check "the crashed run is closed as failed" "failed|t" \
   "$(psql -c "SELECT status, error LIKE 'abandoned: no keybench process was working on it any more%' FROM keybench.runs WHERE run_id = 1")"
 check "its table is dropped" t "$(psql -c "SELECT to_regclass('keybench.run_1_uuidv4') IS NULL")"

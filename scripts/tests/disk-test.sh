@@ -7,7 +7,7 @@
 # without CREATE on the tablespace is refused (42501).
 # Usage: scripts/tests/disk-test.sh VERSION   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh disk
 v=${1:-18}
@@ -44,7 +44,7 @@ check "the refusal creates nothing in the tablespace" 0 "$(in_small)"
 # 2. A load that fits goes where default_tablespace says.
 id=$(psql -q -c "SET default_tablespace = small" -c "SET keybench.min_free_space = '16MB'" \
   -c "SELECT run_id FROM keybench_run('uuidv4', 50000, keep => true)")
-check "a load that fits runs" done "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
+check "a load that fits runs" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
 check "its table and primary key are in the tablespace" "small|small" \
   "$(psql -c "SELECT (SELECT spcname FROM pg_tablespace WHERE oid = c.reltablespace),
                      (SELECT spcname FROM pg_tablespace t JOIN pg_class i ON i.reltablespace = t.oid
@@ -78,7 +78,7 @@ check "no worker is left" 0 "$(psql -c "SELECT count(*) FROM pg_stat_activity WH
 rm -f "$small/filler"
 id=$(psql -q -c "SET default_tablespace = small" -c "SET keybench.min_free_space = '16MB'" \
   -c "SELECT run_id FROM keybench_run('bigint', 10000)")
-check "with the space back, the next load runs" done "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
+check "with the space back, the next load runs" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
 
 # 4. The floor is a superuser's setting, and the tablespace needs CREATE.
 psql -c "CREATE ROLE kb_disk LOGIN" -c "GRANT USAGE, CREATE ON SCHEMA keybench TO kb_disk" \
@@ -90,5 +90,5 @@ out=$(psql -U kb_disk -c "SET default_tablespace = small" -c "\\set VERBOSITY ve
 like "a role without CREATE on the tablespace is refused with 42501" "ERROR:  42501: permission denied for tablespace \"small\" \(default_tablespace\)" "$out"
 psql -c "GRANT CREATE ON TABLESPACE small TO kb_disk" -c "ALTER ROLE kb_disk SET keybench.min_free_space = '16MB'" >/dev/null
 id=$(psql -U kb_disk -q -c "SET default_tablespace = small" -c "SELECT run_id FROM keybench_run('bigint', 10)" 2>&1)
-check "with CREATE on it, its load runs there" done "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}" 2>&1)"
+check "with CREATE on it, its load runs there" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}" 2>&1)"
 exit $failed

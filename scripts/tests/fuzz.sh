@@ -8,7 +8,7 @@
 # pg_postmaster_start_time()) fails the script. Prints one summary line and the errors by SQLSTATE.
 # Usage: scripts/tests/fuzz.sh [QUERIES] [VERSION]   (defaults 5000 and 18; the seed is KB_FUZZ_SEED, default 1)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 
 queries=${1:-5000}

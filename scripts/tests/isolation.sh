@@ -7,7 +7,7 @@
 # Prints pg_isolation_regress's result lines and exits non-zero if any spec failed.
 # Usage: scripts/tests/isolation.sh MAJOR [SPEC...]   (default: every spec in pg_test/isolation/specs)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 
 v=${1:-}

@@ -11,7 +11,7 @@
 #      no errors, the same rows, defaults that still work, and a new run that succeeds.
 # Usage: scripts/tests/lifecycle-test.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh lifecycle
 v=${1:-18}
@@ -85,7 +85,7 @@ check "the old runs' batches are still charted" t "$(psql -d up -c "SELECT keybe
 check "the old kept run is still probed" 1000 "$(psql -d up -c "SELECT rows FROM keybench_probe(2, 1000)")"
 check "the old runs export and import" "2 2" \
   "$(psql -d up -c "SELECT count(*), count(*) FILTER (WHERE batches > 0) FROM keybench_import(keybench_export(ARRAY[1, 2]))" | tr '|' ' ')"
-check "a new run after the update" done \
+check "a new run after the update" "done" \
   "$(psql -d up -c "SELECT run_id FROM keybench_run('snowflake', 1000)" >/dev/null; psql -d up -c "SELECT status FROM keybench.runs WHERE run_id = 3")"
 check "PUBLIC cannot start runs after the update" f "$(psql -d up -c "SELECT has_function_privilege('public', 'keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer)', 'EXECUTE')")"
 

@@ -8,7 +8,7 @@
 # Usage: scripts/tests/links-check.sh [FILE.md...]   (default: README.md, CHANGELOG.md, docs/**/*.md;
 #        prints "ok - links: ..." / "not ok - links: ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 files=("$@")
 [ ${#files[@]} -gt 0 ] || mapfile -t files < <(printf '%s\n' README.md CHANGELOG.md; find docs -name '*.md' | sort)
 python3 - "${files[@]}" <<'PY'

@@ -5,7 +5,7 @@
 # Needs no PostgreSQL: scripts/test.sh runs it first.
 # Usage: scripts/tests/ports-check.sh   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh ports
 result() { # result DESCRIPTION PROBLEMS: ok when PROBLEMS is empty, else not ok naming them

@@ -8,7 +8,7 @@
 # Usage: scripts/tests/readme-check.sh [MAJOR]   (prints "ok - ..." / "not ok - ..."; exit 1 on failure)
 #        WRITE=1 scripts/tests/readme-check.sh   replaces the README's session with what psql printed
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh readme
 v=${1:-18}

@@ -13,7 +13,7 @@
 #   - the standby stopped mid-run: the run completes and the standby is marked incomplete
 # Usage: scripts/tests/standby-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh standby
 v=${1:-18}
@@ -42,7 +42,7 @@ check "the standby is in recovery, streaming from the primary" t "$(sq "SELECT p
 
 # A run waiting for the standby: 20 batches.
 id=$(q "SELECT run_id FROM keybench_run('uuidv4', 20000, batch_size => 1000, wait_for_standbys => true)")
-check "the run is done" done "$(q "SELECT status FROM keybench.runs WHERE run_id = $id")"
+check "the run is done" "done" "$(q "SELECT status FROM keybench.runs WHERE run_id = $id")"
 check "the standby is recorded once, by its application_name, connected throughout, lag known" "1|standby$v-standby|t|t|t" \
   "$(q "SELECT count(*), min(application_name), bool_and(stayed_connected), bool_and(lag_known), bool_and(waited) FROM keybench.run_standbys WHERE run_id = $id")"
 check "one lag row per batch, each with sent, flush and replay lag in bytes" "20|20|20|20" \
@@ -70,7 +70,7 @@ check "without wait_for_standbys: lags recorded, no wait, a catch-up time only i
 # Replay paused: nothing is replayed, so the wait ends at standby_timeout.
 sq "SELECT pg_wal_replay_pause()" >/dev/null
 paused=$(q "SELECT run_id FROM keybench_run('bigint', 5000, wait_for_standbys => true, standby_timeout => 1)")
-check "replay paused: the run is done all the same" done "$(q "SELECT status FROM keybench.runs WHERE run_id = $paused")"
+check "replay paused: the run is done all the same" "done" "$(q "SELECT status FROM keybench.runs WHERE run_id = $paused")"
 check "replay paused: every batch's replay lag is above 0" "5|t" \
   "$(q "SELECT count(*), bool_and(replay_lag_bytes > 0) FROM keybench.batch_standby_lag WHERE run_id = $paused")"
 check "replay paused: no catch-up time, and the note says why" "t|t|t" \
@@ -242,7 +242,7 @@ check "the standby went away while the run was still loading" t \
   "$(q "SELECT count(*) = 1 FROM keybench.runs WHERE status = 'running'")"
 wait $bg
 long=$(cat "$sdir/long.out")
-check "the run completes" done "$(q "SELECT status FROM keybench.runs WHERE run_id = '$long'")"
+check "the run completes" "done" "$(q "SELECT status FROM keybench.runs WHERE run_id = '$long'")"
 check "the standby is marked: not connected throughout, incomplete, with the reason" "f|t|t" \
   "$(q "SELECT stayed_connected, catchup_ms IS NULL, note LIKE 'incomplete: disconnected during the load (its walsender, pid %, was gone at the end); figures up to its last batch'
         FROM keybench.run_standbys WHERE run_id = '$long'")"

@@ -10,7 +10,7 @@
 # CREATE EXTENSION keybench, a short two-client run, density and the generators.
 # Usage: scripts/tools/package.sh [MAJOR...]   (default: every major; prints "ok - ..." lines)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 bash scripts/setup.sh "$@" >/dev/null || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh package
