@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PGRX_VERSION=0.18.1
-. scripts/versions.sh
+. scripts/lib/versions.sh
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -77,7 +77,7 @@ fi
 
 # --- cargo pgrx init: every major this project has, so that any of them can be tested -------
 # pgrx's configuration (which pg_config each major is) belongs to this checkout: PGRX_HOME is
-# .pg/pgrx here (scripts/common.sh and .cargo/config.toml say the same), so that two checkouts on
+# .pg/pgrx here (scripts/lib/common.sh and .cargo/config.toml say the same), so that two checkouts on
 # one machine never rewrite each other's, nor the user's ~/.pgrx.
 export PGRX_HOME="$ROOT/.pg/pgrx"
 mkdir -p "$PGRX_HOME"

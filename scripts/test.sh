@@ -1,27 +1,28 @@
 #!/usr/bin/env bash
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
-#   1. set-up (idempotent)
+#   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
+#      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh)
 #   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
 #      with and without shared_preload_libraries, and with a small shared_buffers
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
-#      ordinary role (scripts/fuzz.sh), kill -9 of a worker (scripts/crash-test.sh), a cancel at
-#      every stage of a run (scripts/cancel-test.sh), the disk-space
-#      refusal and the floor on a small tmpfs tablespace (scripts/disk-test.sh), and a primary
-#      with a streaming standby (scripts/standby-test.sh)
-#   5. on PostgreSQL 18: the update from 0.1.0 (scripts/lifecycle-test.sh) and the README's quick
-#      start run as written (scripts/readme-check.sh)
+#      ordinary role (scripts/tests/fuzz.sh), kill -9 of a worker (scripts/tests/crash-test.sh), a cancel at
+#      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
+#      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), and a primary
+#      with a streaming standby (scripts/tests/standby-test.sh)
+#   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
+#      start run as written (scripts/tests/readme-check.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
-#      coordinator and 2 workers (scripts/citus-test.sh), where that major has Citus installed
-#      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/citus.sh); without it, a "skipped" line
+#      coordinator and 2 workers (scripts/tests/citus-test.sh), where that major has Citus installed
+#      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
 #      with the reason and what would enable it
 # Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 bash scripts/setup.sh || exit 1
-. scripts/common.sh
+. scripts/lib/common.sh
 trap cluster_stop_all EXIT
 
 pgrx_tests=1
@@ -82,6 +83,10 @@ else
   echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
 fi
 chown postgres target/pgrx-test-data
+echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
+run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
+echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
+run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
 
 for v in "${versions[@]}"; do
   if [ $pgrx_tests = 1 ]; then
@@ -105,45 +110,45 @@ for v in "${versions[@]}"; do
   regress="$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress"
   # fsync off: these clusters hold nothing worth keeping, and the suite runs faster.
   # No progress NOTICEs: how many a run prints depends on the machine's speed.
-  run_suite "$v" preload $((55400 + v)) "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
-  run_suite "$v" no_preload $((55500 + v)) "fsync=off" "keybench.progress_interval=0"
-  run_suite "$v" small_cache $((55600 + v)) "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
-  echo "-- scripts/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
-  run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/isolation.sh "$v"
-  echo "-- scripts/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
-  if bash scripts/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
+  run_suite "$v" preload "$(port_for regress "$v" 0)" "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
+  run_suite "$v" no_preload "$(port_for regress "$v" 1)" "fsync=off" "keybench.progress_interval=0"
+  run_suite "$v" small_cache "$(port_for regress "$v" 2)" "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
+  echo "-- scripts/tests/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
+  run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/tests/isolation.sh "$v"
+  echo "-- scripts/tests/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
+  if bash scripts/tests/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
     passed=$((passed + 1)); grep '^fuzz: [0-9]* queries' "target/logs/fuzz-pg$v.log"
   else
     failed=$((failed + 1)); tail -20 "target/logs/fuzz-pg$v.log"; failures+=("pg$v fuzz: target/logs/fuzz-pg$v.log")
   fi
-  echo "-- scripts/crash-test.sh $v: kill -9 of a worker mid-run"
-  run_step "target/logs/crash-pg$v.log" "pg$v crash test" bash scripts/crash-test.sh "$v"
-  echo "-- scripts/cancel-test.sh $v: a cancel before, during and after the load"
-  run_step "target/logs/cancel-pg$v.log" "pg$v cancel test" bash scripts/cancel-test.sh "$v"
-  echo "-- scripts/disk-test.sh $v: a load too large for its tablespace's filesystem, and one that falls below the floor"
-  run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/disk-test.sh "$v"
-  echo "-- scripts/standby-test.sh $v: a primary and a streaming standby"
-  run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/standby-test.sh "$v"
+  echo "-- scripts/tests/crash-test.sh $v: kill -9 of a worker mid-run"
+  run_step "target/logs/crash-pg$v.log" "pg$v crash test" bash scripts/tests/crash-test.sh "$v"
+  echo "-- scripts/tests/cancel-test.sh $v: a cancel before, during and after the load"
+  run_step "target/logs/cancel-pg$v.log" "pg$v cancel test" bash scripts/tests/cancel-test.sh "$v"
+  echo "-- scripts/tests/disk-test.sh $v: a load too large for its tablespace's filesystem, and one that falls below the floor"
+  run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/tests/disk-test.sh "$v"
+  echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
+  run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
 done
 
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
-  echo "== scripts/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
-  run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/lifecycle-test.sh 18
+  echo "== scripts/tests/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
+  run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has
 # Citus installed. No registry these machines reach ships Citus, so where it is absent the step is
-# skipped, visibly and with the reason (scripts/citus-test.sh exits 77 then).
+# skipped, visibly and with the reason (scripts/tests/citus-test.sh exits 77 then).
 for v in "${versions[@]}"; do
   case $v in 16|17|18) ;; *) continue ;; esac
-  echo "== scripts/citus-test.sh $v: a Citus coordinator and 2 workers"
+  echo "== scripts/tests/citus-test.sh $v: a Citus coordinator and 2 workers"
   log="target/logs/citus-pg$v.log"
-  bash scripts/citus-test.sh "$v" > "$log" 2>&1; rc=$?
+  bash scripts/tests/citus-test.sh "$v" > "$log" 2>&1; rc=$?
   if [ $rc = 77 ] && ! grep -qE '^(ok|not ok) ' "$log"; then
     cat "$log"; skipped=$((skipped + 1))
   else
     # A script that stopped without saying which check failed still fails the step.
-    [ $rc = 0 ] || grep -q '^not ok ' "$log" || echo "not ok - citus: scripts/citus-test.sh $v exited $rc" >> "$log"
+    [ $rc = 0 ] || grep -q '^not ok ' "$log" || echo "not ok - citus: scripts/tests/citus-test.sh $v exited $rc" >> "$log"
     count_step "$log" "pg$v Citus cluster test"
   fi
 done
@@ -156,8 +161,8 @@ else
   failed=$((failed + 1)); failures+=("docs/GUIDE.md transcript differs from pg_test/expected/readme.out")
 fi
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
-  echo "== scripts/readme-check.sh 18: the README's quick start, run as it is written"
-  run_step target/logs/readme-check.log "README quick start" bash scripts/readme-check.sh 18
+  echo "== scripts/tests/readme-check.sh 18: the README's quick start, run as it is written"
+  run_step target/logs/readme-check.log "README quick start" bash scripts/tests/readme-check.sh 18
 fi
 
 echo

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Generator cost of this tree against another commit, side by side in one run: both are built in
+# release mode into their own copy of PostgreSQL MAJOR, two throwaway servers run at once, and
+# keybench_generator_cost(CALLS, ROUNDS) alternates between them PAIRS times (the order flipping
+# each pair, so neither always runs on a warmer or quieter machine). Prints per generator the
+# median of both and the median of the per-pair ratios this/base (below 1: this tree is faster).
+# Usage: scripts/bench/bench-compare.sh BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]
+#        (defaults: 1000000 3 5 18; e.g. scripts/bench/bench-compare.sh a8d114a)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+base=$(git rev-parse --verify "${1:?usage: $0 BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]}^{commit}")
+calls=${2:-1000000} rounds=${3:-3} pairs=${4:-5} v=${5:-18}
+bash scripts/setup.sh
+. scripts/lib/common.sh
+work="$KB_ROOT/target/bench-compare-pg$v"
+cleanup() {
+  KB_PG_CONFIG="$work/head/bin/pg_config" cluster_stop bench-compare-head "$v"
+  KB_PG_CONFIG="$work/base/bin/pg_config" cluster_stop bench-compare-base "$v"
+  git worktree remove --force "$work/src-base" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+rm -rf "$work/head" "$work/base" "$work/src-base"; mkdir -p "$work"
+cp -a "$KB_ROOT/.pg/$v" "$work/head"; cp -a "$KB_ROOT/.pg/$v" "$work/base"
+chmod -R a+rX "$work"
+git worktree prune
+git worktree add --force --detach "$work/src-base" "$base" >/dev/null
+echo "-- building $(git log -1 --format='%h %s' "$base" | cut -c1-80) (base)"
+(cd "$work/src-base" && CARGO_TARGET_DIR="$KB_ROOT/target/bench-compare-base" \
+   cargo pgrx install --release --pg-config "$work/base/bin/pg_config") >"$work/build-base.log" 2>&1 \
+  || { tail -30 "$work/build-base.log"; exit 1; }
+echo "-- building this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.toml || echo ', with uncommitted changes'))"
+cargo pgrx install --release --pg-config "$work/head/bin/pg_config" >"$work/build-head.log" 2>&1 \
+  || { tail -30 "$work/build-head.log"; exit 1; }
+KB_PG_CONFIG="$work/base/bin/pg_config" cluster_start bench-compare-base "$v" "$(port_for bench-compare "$v" 1)" \
+  "shared_preload_libraries=keybench" "work_mem=256MB"
+sock_base="$PGHOST -p $PGPORT"
+KB_PG_CONFIG="$work/head/bin/pg_config" cluster_start bench-compare-head "$v" "$(port_for bench-compare "$v" 0)" \
+  "shared_preload_libraries=keybench" "work_mem=256MB"
+sock_head="$PGHOST -p $PGPORT"
+# q "SOCKET_DIR -p PORT" SQL
+q() { psql -h $1 -c "$2"; }
+for s in "$sock_head" "$sock_base"; do q "$s" "CREATE EXTENSION keybench" >/dev/null; done
+q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)" >/dev/null
+for ((i = 1; i <= pairs; i++)); do
+  if ((i % 2)); then order="head base"; else order="base head"; fi
+  for side in $order; do
+    sock=sock_$side
+    q "${!sock}" "SELECT format('(%s, %L, %L, %L, %s, %s)', $i, '$side', generator, provider, ns_per_call, net_ns_per_call)
+                  FROM keybench_generator_cost($calls, $rounds)" | paste -sd, \
+      | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
+  done
+done
+echo "-- PostgreSQL $(q "$sock_head" "SHOW server_version"), $calls calls x $rounds rounds per measurement, $pairs alternating pairs"
+"$PGBIN/psql" -X -q -h $sock_head <<'SQL'
+\pset footer off
+SELECT h.generator, h.provider,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY b.ns_per_call)::numeric, 1) AS base_ns,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY h.ns_per_call)::numeric, 1) AS this_ns,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY h.ns_per_call / b.ns_per_call)::numeric, 3) AS ratio_this_over_base,
+       round(min(h.ns_per_call / b.ns_per_call)::numeric, 3) AS min_ratio,
+       round(max(h.ns_per_call / b.ns_per_call)::numeric, 3) AS max_ratio
+FROM compare h JOIN compare b USING (pair, generator, provider)
+WHERE h.side = 'head' AND b.side = 'base'
+GROUP BY h.generator, h.provider ORDER BY h.provider, h.generator;
+SQL

@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Sourced by lib/common.sh: the port of every throwaway server a script starts, from this one
+# table, so that no two scripts (nor two servers of one script, nor two majors) share a port.
+# A script's N-th server (0 = its first) on PostgreSQL MAJOR listens on FIRST + 100 * N + MAJOR, so
+# the port ends in the major (55918: readme-check on 18). A row reserves SERVERS hundreds from
+# FIRST. scripts/tests/ports-check.sh (a step of scripts/test.sh) checks that no two rows overlap
+# and that every script takes its ports from here.
+#
+# script                first   servers  which servers
+KB_PORTS='
+demo                    54300   1        scripts/demo.sh (KB_PORT overrides it)
+bench                   54400   1
+bench-10m               54500   1
+bench-100m              54600   1
+bench-compare           54700   2        this tree, the base commit
+bench-density           54900   1
+bench-read              55000   1
+bench-run               55100   1
+regress                 55400   3        scripts/test.sh: schedule_preload, _no_preload, _small_cache
+crash-test              55700   1
+lifecycle-test          55800   1
+readme-check            55900   1
+disk-test               56000   1
+cancel-test             56100   1
+standby-test            56200   3        the primary, its standby, a standby of another primary
+fuzz                    56500   1
+isolation               56600   1
+citus-test              56700   3        a Citus coordinator, 2 workers
+package                 57000   1
+experiments             57100   5        A and B, checkpoints, a primary, its standby, 1 GB
+experiment-c            57600   1
+experiment-d            57700   1
+experiment-c-replay     57800   2        a primary, its standby
+read-side               58000   1
+distributed             58100   4        a Citus coordinator, 2 workers, the report server
+citus-cluster           58500   10       a Citus coordinator, up to 9 workers
+'
+
+port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
+  local script=$1 major=$2 n=${3:-0} first servers
+  read -r first servers < <(awk -v s="$script" '$1 == s { print $2, $3 }' <<< "$KB_PORTS")
+  if [ -z "$first" ]; then
+    echo "port_for: no row for $script in scripts/lib/ports.sh" >&2; return 1
+  fi
+  if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -ge "$servers" ]; then
+    echo "port_for: $script has $servers server(s) in scripts/lib/ports.sh; there is no server $n" >&2; return 1
+  fi
+  if ! [[ $major =~ ^[1-9][0-9]$ ]]; then
+    echo "port_for: $major is not a PostgreSQL major (10 to 99)" >&2; return 1
+  fi
+  echo $((first + 100 * n + major))
+}
