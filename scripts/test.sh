@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
 #   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
-#      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh)
+#      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh),
+#      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
+#      over a quarter of the Rust, every module in its parent's list), rustdoc with every warning
+#      denied (broken intra-doc links among them), and released upgrade scripts left as released
+#      (scripts/tests/released-check.sh)
 #   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
@@ -87,6 +91,17 @@ echo "== scripts/tests/ports-check.sh: every server's port from one table (scrip
 run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
 echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
 run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
+echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
+run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
+echo "== rustdoc with warnings denied: every module list and doc link resolves"
+if RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
+  echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))
+else
+  grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
+  echo "not ok - rustdoc: see target/logs/rustdoc.log"; failed=$((failed + 1)); failures+=("rustdoc: target/logs/rustdoc.log")
+fi
+echo "== scripts/tests/released-check.sh: the released upgrade scripts are as they were released"
+run_step target/logs/released-check.log "released upgrade scripts" bash scripts/tests/released-check.sh
 
 for v in "${versions[@]}"; do
   if [ $pgrx_tests = 1 ]; then

@@ -2,7 +2,7 @@
 -- extension's members, functions (signature, result, volatility, strictness, parallel safety,
 -- settings, privileges, body), tables and types with their columns in order, constraints, views,
 -- comments, the schema's and tables' privileges, and which tables pg_dump treats as data.
--- Used by scripts/lifecycle-test.sh to check that 0.1.0 updated to this version equals a fresh
+-- Used by scripts/tests/lifecycle-test.sh to check that 0.1.0 updated to this version equals a fresh
 -- install of it.
 \pset format unaligned
 \pset tuples_only on

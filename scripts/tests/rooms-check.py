@@ -9,7 +9,7 @@ Rust does. A room is a top-level module of src/ (a folder, or a file of its own)
 
 Prints one "ok - ..." or "not ok - ..." line per check (what scripts/test.sh counts) and, with
 --graph, the file graph. Exits non-zero if a check fails.
-Usage: scripts/rooms-check.py [--graph] [SRC_DIR]
+Usage: scripts/tests/rooms-check.py [--graph] [SRC_DIR]
 """
 import os
 import re
@@ -17,7 +17,7 @@ import sys
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 show_graph = "--graph" in sys.argv
-src = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+src = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src")
 src = os.path.normpath(src)
 
 
