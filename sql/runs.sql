@@ -1,6 +1,9 @@
--- keybench_run's schema: keybench.runs and keybench.batches (their counter columns are
--- src/run/counters.rs's, in order: a pg_test checks it), the progress view, keybench_cleanup and
--- keybench_series.
+-- The schema keybench and what the runs and reads write and read:
+--   tables  keybench.runs, batches (their counter columns are src/load/counters.rs's, in order: a
+--           pg_test checks it), run_reads, run_nodes, run_shards, run_standbys,
+--           batch_standby_lag, run_replay, reads
+--   views   keybench.batch_reads, batch_standbys, progress, run_figures, read_figures
+--   functions keybench.refuse_distributed, keybench_cleanup, keybench_series
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- keybench_run's results, one row per run and one per batch, and the tables of kept runs.
@@ -55,10 +58,26 @@ CREATE TABLE keybench.runs (
     leaf_fragmentation float8,
     error text,
     lock_key int,
-    imported_from jsonb
+    imported_from jsonb,
+    checkpoint_every bigint,
+    checkpoints_requested bigint,
+    users int,
+    node_per_client boolean,
+    identity_cache int,
+    skew_model text,
+    leaf_pages bigint,
+    secondary_index_bytes jsonb
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
 COMMENT ON COLUMN keybench.runs.imported_from IS 'for a run loaded by keybench_import: its run id and table at the source, and the source';
+COMMENT ON COLUMN keybench.runs.checkpoint_every IS 'keybench_run''s checkpoint_every: a CHECKPOINT after every this many rows of the load (NULL: none but the server''s own)';
+COMMENT ON COLUMN keybench.runs.checkpoints_requested IS 'the CHECKPOINTs the load asked for (checkpoint_every); checkpoints less this is the server''s own (timed, max_wal_size, other sessions)';
+COMMENT ON COLUMN keybench.runs.users IS 'customer_id (shape a) or user_id (shape c) drawn from 0 to this many';
+COMMENT ON COLUMN keybench.runs.node_per_client IS 'snowflake: each client its own node id (its client number) and counter';
+COMMENT ON COLUMN keybench.runs.identity_cache IS 'bigint: the identity sequence''s CACHE';
+COMMENT ON COLUMN keybench.runs.skew_model IS 'how the clients'' clocks were off within clock_skew_ms: client (fixed per client), transaction, id';
+COMMENT ON COLUMN keybench.runs.leaf_pages IS 'the primary key''s leaf pages at the end of the load';
+COMMENT ON COLUMN keybench.runs.secondary_index_bytes IS 'the other indexes'' sizes at the end of the load, by their first column';
 CREATE TABLE keybench.batches (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
     batch bigint NOT NULL,
@@ -81,7 +100,7 @@ CREATE TABLE keybench.batches (
 );
 COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
 -- keybench_run's readers: per batch of the load and per reader, the lookups made while that batch
--- was the newest one started, with their latency percentiles (src/run/reader.rs, during_load).
+-- was the newest one started, with their latency percentiles (src/read/during_load.rs).
 CREATE TABLE keybench.run_reads (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
     batch bigint NOT NULL,
@@ -113,7 +132,7 @@ GRANT SELECT ON keybench.run_reads, keybench.batch_reads TO PUBLIC;
 -- A distributed run (keybench_run(..., distributed => true) on a Citus coordinator): each node of
 -- the cluster, with its WAL (insert-LSN delta; records and full-page images counted in the WAL by
 -- the node's pg_walinspect, where it is installed), the checkpoints it made meanwhile and its shards' sizes and leaf density, and
--- each shard placement of the key's index (src/run/worker.rs, finish_distributed).
+-- each shard placement of the key's index (src/load/distributed.rs).
 CREATE TABLE keybench.run_nodes (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
     node text NOT NULL,
@@ -149,7 +168,7 @@ COMMENT ON TABLE keybench.run_shards IS 'distributed runs: per shard placement o
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_nodes', '');
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_shards', '');
 GRANT SELECT ON keybench.run_nodes, keybench.run_shards TO PUBLIC;
--- The streaming standbys of a run's server, seen from its pg_stat_replication (src/run/standby.rs):
+-- The streaming standbys of a run's server, seen from its pg_stat_replication (src/replicas/standby.rs):
 -- those connected when the load started, per run, and per batch how far each was behind the
 -- batch's end LSN. LSN and lag figures are NULL (with the reason in note) for a caller without
 -- the privileges of pg_read_all_stats, which pg_stat_replication hides them from.
@@ -207,7 +226,7 @@ JOIN keybench.run_standbys s USING (run_id, walsender_pid);
 COMMENT ON VIEW keybench.batch_standbys IS 'each batch of a load with how far each streaming standby was behind its end';
 GRANT SELECT ON keybench.run_standbys, keybench.batch_standby_lag, keybench.batch_standbys TO PUBLIC;
 -- keybench_replay: per run, replay paused on a standby during the load, then resumed and timed
--- (src/run/replay.rs). `standby` is where the standby is, as it reported itself (host or socket
+-- (src/replicas/replay.rs). `standby` is where the standby is, as it reported itself (host or socket
 -- directory, port, database, user): never a password. paused_at without resumed_at on a run that is
 -- no longer running is a standby left paused, which keybench_cleanup() resumes.
 CREATE TABLE keybench.run_replay (
@@ -268,9 +287,13 @@ GRANT USAGE ON SCHEMA keybench TO PUBLIC;
 CREATE VIEW keybench.run_figures AS
 SELECT r.*,
        r.wal_bytes::float8 * 1e6 / r.rows AS wal_per_million_rows,
-       r.index_blks_hit::float8 / nullif(r.index_blks_read + r.index_blks_hit, 0) AS index_hit_ratio
+       r.index_blks_hit::float8 / nullif(r.index_blks_read + r.index_blks_hit, 0) AS index_hit_ratio,
+       r.wal_bytes::float8 / r.rows AS wal_per_row,
+       r.wal_fpi::float8 / r.rows AS fpi_per_row,
+       r.checkpoints - r.checkpoints_requested AS checkpoints_other,
+       r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint
 FROM keybench.runs r;
-COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL per million rows and the index hit ratio';
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, and the rows per checkpoint cycle';
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
 -- keybench_read's results, one row per call: what was read, how, and what it cost.

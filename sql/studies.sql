@@ -1,4 +1,4 @@
--- The studies of docs/EXPERIMENTS.md as SQL: experiment C's deletion-and-reload bloat test
+-- The studies of docs/results/EXPERIMENTS.md as SQL: experiment C's deletion-and-reload bloat test
 -- (keybench_delete, then a VACUUM, then keybench_reload) and keybench_reproduce(study), which runs
 -- a study's calls at a chosen scale and returns every figure in one long table.
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
@@ -156,13 +156,13 @@ BEGIN
                                                   pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn)::bigint, fpi);
 END $$;
 
--- Run one of the four studies of keybench's docs/EXPERIMENTS.md at `scale` (1 is the study's own
+-- Run one of the four studies of keybench's docs/results/EXPERIMENTS.md at `scale` (1 is the study's own
 -- size: A 10 million rows, B 1 million, C 100 million single-row transactions, D 5 million) and
 -- return every figure as one row: (experiment, step, kind, metric, value, note). What a function
 -- cannot do (restart the server with other settings, a standby, VACUUM between two steps) comes
 -- back as a row with a NULL value and a note saying how to do it.
 CREATE FUNCTION keybench_reproduce(study text, scale float8 DEFAULT 0.01, clients int DEFAULT 4, repeats int DEFAULT 1,
-                                   standby text DEFAULT NULL)
+                                   standby text DEFAULT NULL, checkpoint_every bigint DEFAULT NULL)
 RETURNS TABLE (experiment text, step text, kind text, metric text, value numeric, note text)
 LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -182,10 +182,12 @@ DECLARE
                WHERE e.extname = 'keybench');
   sb text := current_setting('shared_buffers');
   tz text;
+  every bigint;
+  wal_r numeric;
 BEGIN
   IF s IS NULL OR s NOT IN ('a', 'b', 'c', 'd') THEN
     RAISE EXCEPTION 'unknown study "%"', $1 USING ERRCODE = 'invalid_parameter_value',
-      HINT = 'The studies are a, b, c and d (keybench''s docs/EXPERIMENTS.md).';
+      HINT = 'The studies are a, b, c and d (keybench''s docs/results/EXPERIMENTS.md).';
   END IF;
   IF $2 IS NULL OR NOT ($2 > 0 AND $2 <= 10) THEN
     RAISE EXCEPTION 'scale must be greater than 0 and at most 10, not %', $2 USING ERRCODE = 'invalid_parameter_value';
@@ -201,8 +203,8 @@ BEGIN
     n := greatest(1000, round(10000000 * $2));
     FOR i IN 1..$4 LOOP
       FOREACH k IN ARRAY ARRAY['bigint', 'uuidv4', 'uuidv7'] LOOP
-        SELECT run_id INTO rid FROM keybench_run(k, n, batch_size => 1000, clients => $3, keep => i = $4,
-                                                 checkpoint_first => true);
+        SELECT run_id INTO rid FROM keybench_run(k, n, batch_size => least(1000, n), clients => $3, keep => i = $4,
+                                                 checkpoint_first => true, checkpoint_every => $6);
         -- Every figure, from a statement after the run (its workers committed them).
         SELECT * INTO rr FROM keybench.run_figures f WHERE f.run_id = rid;
         IF i = $4 THEN kept := kept || rr.run_id; END IF;
@@ -303,13 +305,18 @@ BEGIN
 
   ELSIF s = 'c' THEN
     n := greatest(1000, round(100000000 * $2));
+    -- The study's checkpoints came about every 10 million of its 100 million rows: the same rows
+    -- per checkpoint cycle against the table's size, unless checkpoint_every says otherwise.
+    every := coalesce($6, least(n, greatest(1000, n / 10)));
     FOR x IN SELECT * FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], n, batch_size => 1000, clients => $3,
-                                            method => 'single', shape => 'c') LOOP
+                                            method => 'single', shape => 'c', checkpoint_every => every) LOOP
       ids := ids || x.run_id;
       SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
       RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
                           m.metric, m.value, NULL
         FROM (VALUES ('tx_per_sec', round(fig.rows_per_sec::numeric)), ('wal_bytes_per_row', round(fig.wal_bytes::numeric / fig.rows)),
+                     ('rows_per_checkpoint', every::numeric), ('checkpoints', fig.checkpoints::numeric),
+                     ('wal_fpi_per_row', round((fig.wal_fpi::numeric / fig.rows), 4)),
                      ('wal_fpi', fig.wal_fpi::numeric), ('pk_index_bytes', fig.index_bytes::numeric),
                      ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric)) m(metric, value);
       RETURN QUERY SELECT 'c', format('%s single-row transactions from %s clients (run_id %s)', n, $3, x.run_id), x.kind,
@@ -325,15 +332,32 @@ BEGIN
         FROM (SELECT b.*, ntile(10) OVER (ORDER BY b.batch) AS t FROM keybench.batches b WHERE b.run_id = x.run_id) b WHERE t = 10;
     END LOOP;
     RETURN QUERY
-      WITH r AS (SELECT k.kind, k.rows_per_sec FROM keybench.runs k WHERE k.run_id = ANY (ids))
-      SELECT 'c', 'insert rate ratios', NULL, m.metric, round(m.value::numeric, 3), NULL
-      FROM (VALUES ('rate_uuidv4_to_uuidv7', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'uuidv7')),
-                   ('rate_uuidv4_to_bigint', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'bigint'))) m(metric, value);
-    FOR rr IN SELECT * FROM (VALUES (0), (60000)) v(skew) LOOP
-      FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], least(n, 1000000), clients => greatest($3, 2),
-                                              clock_skew_ms => rr.skew) LOOP
+      WITH r AS (SELECT k.kind, k.rows_per_sec, k.wal_bytes::numeric / k.rows AS wal_per_row FROM keybench.runs k WHERE k.run_id = ANY (ids))
+      SELECT 'c', 'insert rate and WAL ratios', NULL, m.metric, round(m.value::numeric, 3), m.note
+      FROM (VALUES ('rate_uuidv4_to_uuidv7', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'uuidv7'), NULL),
+                   ('rate_uuidv4_to_bigint', (SELECT rows_per_sec FROM r WHERE kind = 'uuidv4') / (SELECT rows_per_sec FROM r WHERE kind = 'bigint'), NULL),
+                   ('wal_per_row_uuidv4_to_uuidv7', (SELECT wal_per_row FROM r WHERE kind = 'uuidv4') / (SELECT wal_per_row FROM r WHERE kind = 'uuidv7'),
+                    format('a CHECKPOINT every %s rows', every))) m(metric, value, note);
+    -- A 6 times longer checkpoint interval, at the same rows per second: 6 times the rows per cycle.
+    IF 6 * every <= n THEN
+      SELECT wal_bytes::numeric / rows INTO wal_r FROM keybench.runs k WHERE k.run_id = ANY (ids) AND k.kind = 'uuidv4';
+      FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv4'], n, batch_size => 1000, clients => $3,
+                                              method => 'single', shape => 'c', checkpoint_every => 6 * every) LOOP
         SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
-        RETURN QUERY SELECT 'c', format('uuidv7 from %s clients, clocks +/-%s ms apart (run_id %s)', greatest($3, 2), rr.skew, x.run_id),
+        RETURN QUERY SELECT 'c', format('checkpoints 6 times further apart: every %s rows (run_id %s)', 6 * every, x.run_id), 'uuidv4',
+                            m.metric, m.value, m.note
+          FROM (VALUES ('wal_bytes_per_row', round(fig.wal_bytes::numeric / fig.rows), NULL),
+                       ('wal_fpi_per_row', round((fig.wal_fpi::numeric / fig.rows), 4), NULL),
+                       ('wal_per_row_change', round(fig.wal_bytes::numeric / fig.rows / wal_r - 1, 3),
+                        format('against a CHECKPOINT every %s rows', every))) m(metric, value, note);
+      END LOOP;
+    END IF;
+    FOR rr IN SELECT * FROM (VALUES (0, 'client'), (60000, 'client'), (60000, 'transaction'), (60000, 'id')) v(skew, model) LOOP
+      FOR x IN SELECT * FROM keybench_compare(ARRAY['uuidv7'], least(n, 1000000), clients => greatest($3, 2),
+                                              clock_skew_ms => rr.skew, skew_model => rr.model) LOOP
+        SELECT * INTO fig FROM keybench.run_figures f WHERE f.run_id = x.run_id;
+        RETURN QUERY SELECT 'c', format('uuidv7 from %s clients, clocks +/-%s ms apart, skew per %s (run_id %s)', greatest($3, 2), rr.skew,
+                                        rr.model, x.run_id),
                             'uuidv7', m.metric, m.value, NULL
           FROM (VALUES ('avg_leaf_density', fig.avg_leaf_density::numeric), ('leaf_fragmentation', fig.leaf_fragmentation::numeric),
                        ('pk_index_bytes', fig.index_bytes::numeric)) m(metric, value);
@@ -348,14 +372,15 @@ BEGIN
     RETURN QUERY SELECT 'c', v.step, NULL, 'not_run', NULL::numeric, v.note
       FROM (VALUES ('delete 30% at random or the oldest 30%, then reload',
                     'needs a VACUUM between the deletion and the reload, which a function cannot run: keybench_run(..., keep => true), keybench_delete(run_id, 0.3, ''random'' or ''oldest''), VACUUM the table, keybench_reload(run_id)'),
-                   ('memory cap', 'needs the server started in a memory cgroup: scripts/experiment-c.sh does, with a small shared_buffers'),
-                   ('longer checkpoint interval, wal_compression = lz4', 'server settings: change them, reload the configuration and run again; keybench.runs records both')) v(step, note);
+                   ('memory cap', 'needs the server started in a memory cgroup: scripts/reports/experiment-c.sh does, with a small shared_buffers'),
+                   ('wal_compression = lz4', 'a server setting: change it, reload the configuration and run again at the same checkpoint_every; keybench.runs records it')) v(step, note);
     -- Standby replay: replay paused on the standby given, the load, replay resumed and timed.
     IF $5 IS NULL THEN
       RETURN QUERY SELECT 'c', 'WAL replay speed on a standby', NULL::text, 'not_run', NULL::numeric,
         'needs a standby: keybench_reproduce(''c'', ..., standby => its connection string), with dblink in this database (keybench_replay)';
     ELSE
-      FOR x IN SELECT * FROM keybench_replay($5, ARRAY['bigint', 'uuidv4', 'uuidv7'], least(n, 10000000), clients => $3) LOOP
+      FOR x IN SELECT * FROM keybench_replay($5, ARRAY['bigint', 'uuidv4', 'uuidv7'], least(n, 10000000), clients => $3,
+                                             checkpoint_every => $6) LOOP
         RETURN QUERY SELECT 'c', format('WAL replay speed on a standby: replay paused, %s rows loaded from %s clients, replay resumed (run_id %s)',
                                         x.rows, $3, x.run_id), x.kind, m.metric, m.value, x.note
           FROM (VALUES ('replay_seconds', x.replay_seconds::numeric), ('replay_us_per_row', x.replay_us_per_row::numeric),

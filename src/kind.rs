@@ -185,6 +185,31 @@ impl Kind {
         })
     }
 
+    /// The kind's colour in every chart keybench draws (the ordered kinds blues and greens, the
+    /// random ones reds and oranges).
+    pub fn colour(self) -> &'static str {
+        match self {
+            Kind::Bigint => "#1f77b4",
+            Kind::Snowflake => "#9467bd",
+            Kind::Uuidv7 => "#2ca02c",
+            Kind::Uuidv7Native => "#17becf",
+            Kind::Ulid => "#8c564b",
+            Kind::UlidUuid => "#bcbd22",
+            Kind::Uuidv4 => "#d62728",
+            Kind::GenRandomUuid => "#e377c2",
+            Kind::Nanoid => "#ff7f0e",
+            Kind::Uuidv4Text => "#7f0000",
+        }
+    }
+
+    /// The kind a chart label names first ("uuidv4 (run 7)", "uuidv7, shape c"), if any.
+    pub fn of_label(label: &str) -> Option<Kind> {
+        let word = label
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()?;
+        KINDS.iter().copied().find(|k| k.name() == word)
+    }
+
     /// The name of the function giving the smallest key of a millisecond (time-ordered kinds).
     pub fn floor_function(self) -> Option<&'static str> {
         Some(match self {
@@ -229,6 +254,38 @@ impl SqlError for UnknownKind {
     }
 }
 
+/// The kinds, as SQL sees them.
+mod sql {
+    use super::*;
+    use pgrx::prelude::*;
+
+    /// Every kind of key keybench_run loads, with its facts: the key's SQL type, whether it holds
+    /// its time, whether new keys come in insertion order (so that they append to the index), and
+    /// its colour in keybench's charts.
+    #[pg_extern(immutable, parallel_safe)]
+    #[allow(clippy::type_complexity)]
+    fn keybench_kinds() -> TableIterator<
+        'static,
+        (
+            name!(kind, String),
+            name!(key_type, String),
+            name!(time_ordered, bool),
+            name!(insertion_ordered, bool),
+            name!(colour, String),
+        ),
+    > {
+        TableIterator::new(KINDS.map(|k| {
+            (
+                k.name().to_string(),
+                k.key_type().sql().to_string(),
+                k.time_ordered(),
+                k.insertion_ordered(),
+                k.colour().to_string(),
+            )
+        }))
+    }
+}
+
 #[cfg(test)]
 mod unit_tests {
     use super::*;
@@ -242,6 +299,18 @@ mod unit_tests {
         assert_eq!(Kind::from_u8(KINDS.len() as u8), None);
         assert_eq!(Kind::from_u8(255), None);
         assert_eq!(Kind::parse("uuid9"), None);
+    }
+
+    #[test]
+    fn colours_are_one_per_kind_and_found_from_labels() {
+        let mut seen = std::collections::HashSet::new();
+        for k in KINDS {
+            assert!(seen.insert(k.colour()), "{k:?} shares its colour");
+            assert_eq!(Kind::of_label(&format!("{} (run 3)", k.name())), Some(k));
+        }
+        assert_eq!(Kind::of_label("uuidv7, shape c"), Some(Kind::Uuidv7));
+        assert_eq!(Kind::of_label("uuidv7_native"), Some(Kind::Uuidv7Native));
+        assert_eq!(Kind::of_label("model"), None);
     }
 
     #[test]

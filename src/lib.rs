@@ -58,6 +58,11 @@ extension_sql_file!(
     requires = ["run_schema", "experiment_functions"]
 );
 extension_sql_file!(
+    "../sql/curve.sql",
+    name = "curve",
+    requires = ["run_schema"]
+);
+extension_sql_file!(
     "../sql/least_privilege.sql",
     name = "least_privilege",
     finalize

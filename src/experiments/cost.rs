@@ -173,7 +173,7 @@ mod sql {
             "ulid_uuid()",
             "nanoid()",
         ];
-        if crate::pg::shmem::snowflake_counter().is_some() {
+        if crate::pg::shmem::snowflake_counter(0).is_some() {
             ours.insert(2, "snowflake_id()");
         } else {
             pgrx::notice!(

@@ -2,6 +2,8 @@
 //!
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
 //! - [`lookup`]: experiment C's partitioned lookups
+//! - [`curve`]: the cost curve: full-page images against the rows per checkpoint cycle, its model
+//!   and its chart
 //! - [`chart`]: SVG charts of runs' per-batch series
 //!
 //! The experiments written in SQL and PL/pgSQL (the cache cliff, migration, backfill, newest-row
@@ -10,4 +12,5 @@
 
 pub mod chart;
 pub mod cost;
+pub mod curve;
 pub mod lookup;

@@ -146,7 +146,8 @@ export_row! {
         pub keybench_version: String,
         pub exported_at: Ts,
         /// The label given to keybench_export, if any (production, staging, laptop...).
-        pub label: Option<String>,}
+        pub label: Option<String>,
+    }
 }
 
 export_row! {
@@ -201,7 +202,25 @@ export_row! {
         pub error: Option<String>,
         pub lock_key: Option<i32>,
         /// For a run that was itself imported, where it came from.
-        pub imported_from: Option<Value>,}
+        pub imported_from: Option<Value>,
+        /// The cost curve's knobs and figures (0.8.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub checkpoint_every: Option<i64>,
+        #[serde(default)]
+        pub checkpoints_requested: Option<i64>,
+        #[serde(default)]
+        pub users: Option<i32>,
+        #[serde(default)]
+        pub node_per_client: Option<bool>,
+        #[serde(default)]
+        pub identity_cache: Option<i32>,
+        #[serde(default)]
+        pub skew_model: Option<String>,
+        #[serde(default)]
+        pub leaf_pages: Option<i64>,
+        #[serde(default)]
+        pub secondary_index_bytes: Option<Value>,
+    }
 }
 
 export_row! {
@@ -223,7 +242,8 @@ export_row! {
         pub shared_written: i64,
         pub index_blks_read: i64,
         pub index_blks_hit: i64,
-        pub index_bytes: i64,}
+        pub index_bytes: i64,
+    }
 }
 
 export_row! {
@@ -266,7 +286,8 @@ export_row! {
         pub fk_index_bytes: Option<i64>,
         pub latency_histogram: Option<Value>,
         pub error: Option<String>,
-        pub lock_key: Option<i32>,}
+        pub lock_key: Option<i32>,
+    }
 }
 
 export_row! {
@@ -283,7 +304,8 @@ export_row! {
         pub max_us: F8,
         pub shared_hit: i64,
         pub shared_read: i64,
-        pub latency_histogram: Value,}
+        pub latency_histogram: Value,
+    }
 }
 
 export_row! {
@@ -303,7 +325,8 @@ export_row! {
         pub heap_bytes: Option<i64>,
         pub index_bytes: Option<i64>,
         pub avg_leaf_density: Option<F8>,
-        pub leaf_fragmentation: Option<F8>,}
+        pub leaf_fragmentation: Option<F8>,
+    }
 }
 
 export_row! {
@@ -317,7 +340,8 @@ export_row! {
         pub leaf_pages: i64,
         pub avg_leaf_density: Option<F8>,
         pub leaf_fragmentation: Option<F8>,
-        pub row_estimate: Option<i64>,}
+        pub row_estimate: Option<i64>,
+    }
 }
 
 export_row! {
@@ -343,7 +367,8 @@ export_row! {
         pub catchup_ms: Option<F8>,
         pub replay_bytes_per_sec: Option<F8>,
         pub replay_rows_per_sec: Option<F8>,
-        pub note: Option<String>,}
+        pub note: Option<String>,
+    }
 }
 
 export_row! {
@@ -356,7 +381,8 @@ export_row! {
         pub sent_lag_bytes: Option<i64>,
         pub flush_lag_bytes: Option<i64>,
         pub replay_lag_bytes: Option<i64>,
-        pub replay_lag_ms: Option<F8>,}
+        pub replay_lag_ms: Option<F8>,
+    }
 }
 
 export_row! {
@@ -370,7 +396,8 @@ export_row! {
         pub receive_wait_ms: Option<F8>,
         pub replay_ms: Option<F8>,
         pub standby_blocks_read: Option<i64>,
-        pub note: Option<String>,}
+        pub note: Option<String>,
+    }
 }
 
 /// A row of a table that belongs to a run (keybench.batches, run_reads, run_nodes, run_shards,

@@ -67,6 +67,20 @@ pub fn now_ns() -> i64 {
     base + crate::pg::guc::clock_skew_ms() * 1_000_000
 }
 
+/// How far each id's time is moved after the session's clock is read: `keybench.clock_shift_ms`
+/// plus a random amount within plus or minus `keybench.clock_jitter_ms` (nanoseconds; 0 unless
+/// a session set them).
+#[inline]
+pub fn shift_ns() -> i64 {
+    let shift = crate::pg::guc::clock_shift_ms() * 1_000_000;
+    let jitter = crate::pg::guc::clock_jitter_ms() * 1_000_000;
+    if jitter == 0 {
+        return shift;
+    }
+    use rand::RngExt;
+    shift + crate::generators::rng::with_rng(|r| r.random_range(-jitter..=jitter))
+}
+
 #[cfg(test)]
 mod unit_tests {
     use super::*;

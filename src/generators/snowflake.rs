@@ -154,9 +154,10 @@ impl crate::pg::error::SqlError for SnowflakeError {
 
 pub(crate) use sql::next_snowflake;
 
-/// The counter every backend draws Snowflake ids from (src/pg/shmem.rs), or why there is none.
-pub(crate) fn counter() -> Result<&'static std::sync::atomic::AtomicU64, SnowflakeError> {
-    crate::pg::shmem::snowflake_counter().ok_or(SnowflakeError::NotPreloaded)
+/// The counter the backends of node `node` draw Snowflake ids from (src/pg/shmem.rs), or why there
+/// is none.
+pub(crate) fn counter(node: u16) -> Result<&'static std::sync::atomic::AtomicU64, SnowflakeError> {
+    crate::pg::shmem::snowflake_counter(node as usize).ok_or(SnowflakeError::NotPreloaded)
 }
 
 /// The SQL functions.
@@ -166,17 +167,19 @@ mod sql {
     use pgrx::prelude::*;
 
     /// Generate a Snowflake id: 41-bit milliseconds since 2010-11-04 01:42:54.657 UTC, the 10-bit
-    /// keybench.node_id, a 12-bit sequence. Unique across all backends of the server.
+    /// keybench.node_id, a 12-bit sequence from that node's counter (shared by every backend of
+    /// the node). Unique across all backends of the server.
     #[pg_extern(volatile, parallel_safe)]
     fn snowflake_id() -> i64 {
         next_snowflake()
     }
 
-    /// The next Snowflake id (what snowflake_id() returns). The counter is shared by every
-    /// backend, so only the real clock, or one behind it, may advance it: a session's clock set
-    /// ahead (or simulated) would move every other session's ids.
+    /// The next Snowflake id (what snowflake_id() returns). A node's counter is shared by every
+    /// backend of that node, so only the real clock, or one behind it, may advance it: a
+    /// session's clock set ahead (or simulated) would move every other session's ids.
     pub(crate) fn next_snowflake() -> i64 {
-        let counter = counter().or_raise();
+        let node = crate::pg::guc::node_id() as u16;
+        let counter = counter(node).or_raise();
         let rate = crate::pg::guc::ids_per_ms();
         if rate != 0 {
             raise(SnowflakeError::ClockAhead {
@@ -185,15 +188,22 @@ mod sql {
             });
         }
         let skew = crate::pg::guc::clock_skew_ms();
-        if skew > 0 {
-            raise(SnowflakeError::ClockAhead {
-                setting: "keybench.clock_skew_ms",
-                value: skew,
-            });
+        for (setting, value) in [
+            ("keybench.clock_skew_ms", skew),
+            ("keybench.clock_shift_ms", crate::pg::guc::clock_shift_ms()),
+            (
+                "keybench.clock_jitter_ms",
+                crate::pg::guc::clock_jitter_ms(),
+            ),
+        ] {
+            if value > 0 {
+                raise(SnowflakeError::ClockAhead { setting, value });
+            }
         }
+        let skew = skew + crate::pg::guc::clock_shift_ms();
         let now = epoch_ms(crate::generators::clock::realtime_ns() + skew * 1_000_000).or_raise();
         let next = take(counter, now).or_raise();
-        pack(parts_of(next, crate::pg::guc::node_id() as u16))
+        pack(parts_of(next, node))
     }
 
     /// The time encoded in a Snowflake id (millisecond precision).

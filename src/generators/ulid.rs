@@ -240,10 +240,17 @@ mod sql {
         })
     }
 
-    /// A new ULID (what ulid() and ulid_uuid() return, as 128 bits).
+    /// A new ULID (what ulid() and ulid_uuid() return, as 128 bits), its time moved by
+    /// keybench.clock_shift_ms and keybench.clock_jitter_ms when a session sets them (the
+    /// monotonic ULIDs keep their order and are not moved).
     #[inline]
     pub(crate) fn next_ulid() -> u128 {
-        from_parts(now_ms(), random80())
+        let mut ms = now_ms();
+        let shift = crate::generators::clock::shift_ns();
+        if shift != 0 {
+            ms = ms_checked(ms as i64 + shift.div_euclid(1_000_000)).or_raise();
+        }
+        from_parts(ms, random80())
     }
 
     use crate::pg::datum::UuidDatum;

@@ -202,11 +202,13 @@ mod sql {
     /// The next UUID v7 of this session (what uuidv7() returns).
     pub(crate) fn next_v7() -> Uuid {
         if crate::pg::guc::uuidv7_subms() == crate::pg::guc::Subms::Random {
-            let ms = crate::generators::clock::now_ns().div_euclid(NS_PER_MS);
+            let ns = crate::generators::clock::now_ns() + crate::generators::clock::shift_ns();
+            let ms = ns.div_euclid(NS_PER_MS);
             let (hi, lo) = with_rng(|r| (r.next_u32(), r.next_u64()));
             return v7_random_tail(ms as u64, hi, lo);
         }
-        let ns = next_ns();
+        // The session's ids ascend; a shift or jitter moves each one after that (as uuidv7(shift)).
+        let ns = next_ns() + crate::generators::clock::shift_ns();
         let random = with_rng(|r| r.next_u64());
         v7_at_ns(ns, random)
     }

@@ -23,7 +23,7 @@ use pgrx::PgSqlErrorCode;
 /// then replay resumed and timed until it passes the end of the load. One row per kind: the
 /// replay's seconds, microseconds and rows per second, its ratio to the first kind's per row, the
 /// standby's block reads meanwhile (where its pg_stat_io shows them) and the load's FPIs. However
-/// it ends, the standby is not left paused (src/run/replay.rs).
+/// it ends, the standby is not left paused ([`crate::replicas::replay`]).
 #[pg_extern(volatile, parallel_unsafe)]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)] // pgrx reads the column names here
 pub fn keybench_replay(
@@ -39,6 +39,8 @@ pub fn keybench_replay(
     method: default!(Option<&str>, "'insert'"),
     standby_timeout: default!(Option<i32>, 600),
     checkpoint_first: default!(Option<bool>, true),
+    checkpoint_every: default!(Option<i64>, "NULL"),
+    users: default!(Option<i32>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -65,6 +67,11 @@ pub fn keybench_replay(
         [clients, Some(60), Some(90), Some(0), Some(0)],
         [shape, method, Some("counter")],
         checkpoint_first,
+        CurveArgs {
+            checkpoint_every,
+            users,
+            ..Default::default()
+        },
     );
     if kinds.is_empty() {
         pgrx::ereport!(
@@ -134,6 +141,17 @@ struct RunArgs<'a> {
     method: &'a str,
     checkpoint_first: bool,
     clock: Clock,
+    curve: Curve,
+}
+
+/// The curve's knobs (and the skew model) as SQL passed them; NULL is each one's default.
+#[derive(Default)]
+struct CurveArgs<'a> {
+    checkpoint_every: Option<i64>,
+    users: Option<i32>,
+    node_per_client: Option<bool>,
+    identity_cache: Option<i32>,
+    skew_model: Option<&'a str>,
 }
 
 impl<'a> RunArgs<'a> {
@@ -146,12 +164,14 @@ impl<'a> RunArgs<'a> {
         [clients, payload_width, fillfactor, ids_per_ms, clock_skew_ms]: [Option<i32>; 5],
         [shape, method, uuidv7_subms]: [Option<&'a str>; 3],
         checkpoint_first: Option<bool>,
+        curve: CurveArgs<'a>,
     ) -> Self {
         let rows = required(f, "rows", rows);
         let clock = validate_clock(
             required(f, "ids_per_ms", ids_per_ms),
             required(f, "uuidv7_subms", uuidv7_subms),
             required(f, "clock_skew_ms", clock_skew_ms),
+            curve.skew_model,
         )
         .unwrap_or_else(|e| raise(e));
         RunArgs {
@@ -164,6 +184,12 @@ impl<'a> RunArgs<'a> {
             method: required(f, "method", method),
             checkpoint_first: required(f, "checkpoint_first", checkpoint_first),
             clock,
+            curve: Curve {
+                checkpoint_every: curve.checkpoint_every,
+                users: curve.users,
+                node_per_client: curve.node_per_client.unwrap_or(false),
+                identity_cache: curve.identity_cache,
+            },
         }
     }
 
@@ -182,6 +208,7 @@ impl<'a> RunArgs<'a> {
             keep,
             self.clock,
         )
+        .and_then(|p| with_curve(p, self.curve))
         .unwrap_or_else(|e| raise(e))
     }
 }
@@ -255,6 +282,11 @@ pub fn keybench_run(
     shard_count: default!(Option<i32>, "NULL"),
     wait_for_standbys: default!(Option<bool>, false),
     standby_timeout: default!(Option<i32>, 600),
+    checkpoint_every: default!(Option<i64>, "NULL"),
+    users: default!(Option<i32>, "NULL"),
+    node_per_client: default!(Option<bool>, false),
+    identity_cache: default!(Option<i32>, "NULL"),
+    skew_model: default!(Option<&str>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -288,6 +320,13 @@ pub fn keybench_run(
         ],
         [shape, method, uuidv7_subms],
         checkpoint_first,
+        CurveArgs {
+            checkpoint_every,
+            users,
+            node_per_client: Some(required(f, "node_per_client", node_per_client)),
+            identity_cache,
+            skew_model,
+        },
     );
     let p = with_readers(
         args.params(kind, keep),
@@ -330,6 +369,11 @@ pub fn keybench_compare(
     shard_count: default!(Option<i32>, "NULL"),
     readers: default!(Option<i32>, 0),
     read_workload: default!(Option<&str>, "'point'"),
+    checkpoint_every: default!(Option<i64>, "NULL"),
+    users: default!(Option<i32>, "NULL"),
+    node_per_client: default!(Option<bool>, false),
+    identity_cache: default!(Option<i32>, "NULL"),
+    skew_model: default!(Option<&str>, "NULL"),
 ) -> TableIterator<
     'static,
     (
@@ -363,6 +407,13 @@ pub fn keybench_compare(
         ],
         [shape, method, uuidv7_subms],
         checkpoint_first,
+        CurveArgs {
+            checkpoint_every,
+            users,
+            node_per_client: Some(required(f, "node_per_client", node_per_client)),
+            identity_cache,
+            skew_model,
+        },
     );
     if kinds.is_empty() {
         pgrx::ereport!(

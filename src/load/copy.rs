@@ -69,8 +69,10 @@ impl CopyRows {
 }
 
 thread_local! {
-    static COPY_SOURCE: std::cell::RefCell<(CopyRows, Option<Kind>)> =
-        std::cell::RefCell::new((CopyRows::default(), None));
+    /// The rows COPY is reading, the kind whose keys go in its data (if any), and the number of
+    /// users the customer_id or user_id column is drawn up to.
+    static COPY_SOURCE: std::cell::RefCell<(CopyRows, Option<Kind>, u32)> =
+        std::cell::RefCell::new((CopyRows::default(), None, 0));
 }
 
 #[pg_guard]
@@ -82,11 +84,12 @@ unsafe extern "C-unwind" fn copy_source(
     // SAFETY: COPY hands us a buffer of maxread bytes.
     let out =
         unsafe { std::slice::from_raw_parts_mut(outbuf.cast::<u8>(), maxread.max(0) as usize) };
-    COPY_SOURCE.with_borrow_mut(|(src, key)| {
+    COPY_SOURCE.with_borrow_mut(|(src, key, users)| {
         let key = *key;
+        let modulus = *users + 1;
         let mut number = || {
             use rand::Rng;
-            crate::generators::rng::with_rng(|r| r.next_u32() % 100_001)
+            crate::generators::rng::with_rng(|r| r.next_u32() % modulus)
         };
         let min = minread.max(0) as usize;
         match key {
@@ -105,6 +108,7 @@ pub fn copy_rows(table: pg_sys::Oid, p: &Params, n: i64) {
         *src = (
             CopyRows::new(n, p.shape(), p.payload_width),
             p.key_in_copy_data().then(|| p.kind()),
+            p.users as u32,
         )
     });
     let lock = pg_sys::RowExclusiveLock as pg_sys::LOCKMODE;

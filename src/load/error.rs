@@ -21,6 +21,8 @@ pub const MAX_STANDBY_TIMEOUT: i32 = 86_400;
 /// The most shards Citus gives a table.
 pub const MAX_SHARDS: i32 = 64_000;
 pub const MAX_SKEW_MS: i32 = 86_400_000;
+/// The largest identity CACHE a run takes.
+pub const MAX_IDENTITY_CACHE: i32 = 1_000_000;
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
@@ -73,6 +75,22 @@ pub enum RunError {
         free: i64,
         free_pretty: String,
     },
+    #[error("checkpoint_every must be between batch_size ({1}) and rows ({2}), not {0}")]
+    CheckpointEvery(i64, i64, i64),
+    #[error("users must be at least 1, not {0}")]
+    Users(i32),
+    #[error("users ({0}) needs a table with customer_id or user_id: shape a or c, not d")]
+    UsersShape(i32),
+    #[error("node_per_client is for key kind snowflake, not {0}")]
+    NodePerClient(&'static str),
+    #[error("identity_cache is for key kind bigint, not {0}")]
+    IdentityCacheKind(&'static str),
+    #[error("identity_cache must be between 1 and {MAX_IDENTITY_CACHE}, not {0}")]
+    IdentityCache(i32),
+    #[error("unknown skew_model \"{0}\"")]
+    SkewModel(String),
+    #[error("skew_model {0} needs clock_skew_ms above 0")]
+    SkewModelWithoutSkew(&'static str),
     #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
     NoTablespace(String),
     #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
@@ -126,6 +144,16 @@ impl SqlError for RunError {
                 Some("Valid methods are: insert, single, copy, copy_keys.".into())
             }
             RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::SkewModel(_) => Some(
+                "Valid models are: client (a fixed offset per client), transaction (an offset \
+                 drawn per transaction), id (an offset drawn per id)."
+                    .into(),
+            ),
+            RunError::CheckpointEvery(..) => Some(
+                "Checkpoints come between batches: give a row count from batch_size to rows, or \
+                 NULL (the default) for none but the server's own."
+                    .into(),
+            ),
             RunError::ReadWorkload(_) => Some(
                 "Readers during a load take point or recent; the other workloads need a finished \
                  table (keybench_read)."
@@ -179,9 +207,17 @@ pub fn grants_hint(role: &str, missing: &str) -> String {
     } else {
         standbys
     };
+    // CHECKPOINT: pg_checkpoint from PostgreSQL 15 on; a superuser's alone before.
+    let checkpoint = if !missing.contains("CHECKPOINT") {
+        String::new()
+    } else if pgrx::pg_sys::PG_VERSION_NUM >= 150000 {
+        format!(" GRANT pg_checkpoint TO {role};")
+    } else {
+        " (CHECKPOINT: only a superuser may run it on PostgreSQL 14.)".into()
+    };
     format!(
         "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
          GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
-         keybench.batches TO {role};{standbys} (README: Privileges)."
+         keybench.batches TO {role};{standbys}{checkpoint} (README: Privileges)."
     )
 }

@@ -40,8 +40,17 @@ pub fn check_can_run(p: &Params) {
            'INSERT and UPDATE on keybench.run_standbys and INSERT on keybench.batch_standby_lag (this server has streaming standbys)'),
          (NOT $1 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
             OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
-           'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
-        &[p.checkpoint_first, p.readers > 0, p.distributed, p.pause_standby],
+           'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)'),
+         (NOT $5 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+            OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
+           'the right to run CHECKPOINT (checkpoint_every; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
+        &[
+            p.checkpoint_first,
+            p.readers > 0,
+            p.distributed,
+            p.pause_standby,
+            p.checkpoint_every > 0,
+        ],
         error::grants_hint,
     );
     check_spare_workers("keybench_run", p.clients + p.readers);
@@ -75,7 +84,7 @@ fn run_with(p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
         }
     }
     if kind == Kind::Snowflake {
-        if let Err(e) = crate::generators::snowflake::counter() {
+        if let Err(e) = crate::generators::snowflake::counter(0) {
             raise(e);
         }
     }

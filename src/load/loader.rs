@@ -6,7 +6,7 @@
 use super::copy::copy_rows;
 use super::counters::*;
 use super::state::{LoadState, Summary};
-use super::{distributed, Method};
+use super::{distributed, Method, SkewModel};
 use crate::kind::run_table_names;
 use crate::pg::spi::OrError;
 use crate::pg::spi::{one as spi_one, run as spi_run};
@@ -86,12 +86,14 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
         let run_id: i64 = spi_one(
             "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
                 checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, lock_key, server_version, shared_buffers,
-                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
+                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit,
+                checkpoint_every, users, node_per_client, identity_cache, skew_model)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, current_setting('server_version'),
                 current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
                 current_setting('max_wal_size'), current_setting('full_page_writes'),
                 current_setting('wal_compression'), current_setting('data_checksums'),
-                current_setting('synchronous_commit'))
+                current_setting('synchronous_commit'), nullif($15, 0), CASE WHEN $6 <> 'd' THEN $16 END, $17,
+                CASE WHEN $1 = 'bigint' THEN $18 END, $19)
              RETURNING run_id",
             &[
                 kind.name().into(),
@@ -108,6 +110,11 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
                 (if p.subms_random { "random" } else { "counter" }).into(),
                 p.clock_skew_ms.into(),
                 lock_key.into(),
+                p.checkpoint_every.into(),
+                p.users.into(),
+                p.node_per_client.into(),
+                p.identity_cache.into(),
+                p.skew_model().name().into(),
             ],
         )
         .expect("INSERT ... RETURNING gives a row");
@@ -204,6 +211,13 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         let mut index_bytes = 0;
         for t in 0..transactions {
             let last = t == transactions - 1;
+            if p.skew_model() == SkewModel::Transaction {
+                // This transaction's clock: an offset of its own within the skew.
+                use rand::RngExt;
+                let skew = p.clock_skew_ms;
+                let shift = crate::generators::rng::with_rng(|r| r.random_range(-skew..=skew));
+                set_guc(c"keybench.clock_shift_ms", &shift.to_string());
+            }
             let (c, size) = in_transaction(|| {
                 if let Some(rec) = pending.take() {
                     write_batch(run_id, client, p.batch_size, standbys, &rec);
@@ -239,7 +253,14 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             index_bytes,
             end_lsn: if standbys { insert_lsn() } else { 0 },
         });
-        s.rows_done.fetch_add(n, Ordering::AcqRel);
+        let before = s.rows_done.fetch_add(n, Ordering::AcqRel);
+        // checkpoint_every: the batch that takes the load past a multiple of it asks for a
+        // CHECKPOINT (and waits for it), so that every cycle has the same rows on any machine.
+        let every = p.checkpoint_every;
+        if every > 0 && (before + n) / every > before / every && before + n < p.rows {
+            in_transaction(|| spi_run("CHECKPOINT", &[]))?;
+            s.checkpoints_requested.fetch_add(1, Ordering::AcqRel);
+        }
     }
     if let Some(rec) = pending.take() {
         in_transaction(|| write_batch(run_id, client, p.batch_size, standbys, &rec))?;
@@ -374,6 +395,24 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
             ),
             &args,
         );
+        // What the cost curve reads of the run (docs/results/CURVE.md): the checkpoints the run
+        // asked for, the primary key's leaves, and the other indexes' sizes by column (a
+        // distributed run's coordinator holds no leaves: NULL).
+        spi_run(
+            "UPDATE keybench.runs SET checkpoints_requested = $2, leaf_pages = CASE WHEN NOT $5 THEN $3 END,
+                secondary_index_bytes = CASE WHEN NOT $5 THEN
+                    (SELECT coalesce(jsonb_object_agg(a.attname, pg_relation_size(i.indexrelid)), '{}')
+                     FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                     WHERE i.indrelid = $4::regclass AND NOT i.indisprimary) END
+             WHERE run_id = $1",
+            &[
+                run_id.into(),
+                s.checkpoints_requested.load(Ordering::Acquire).into(),
+                d.leaf_pages.into(),
+                table.clone().into(),
+                p.distributed.into(),
+            ],
+        );
         if t.wal_uncounted {
             // Not the coordinator's own counts, which see none of the workers' WAL: unknown.
             spi_run(
@@ -475,6 +514,16 @@ impl Work for Load {
             c"keybench.clock_skew_ms",
             &p.client_skew_ms(client as i32).to_string(),
         );
+        if p.skew_model() == SkewModel::Id {
+            set_guc(c"keybench.clock_jitter_ms", &p.clock_skew_ms.to_string());
+        }
+        if p.node_per_client {
+            // Each client its own node, and so its own counter (crate::pg::shmem).
+            set_guc(
+                c"keybench.node_id",
+                &(client % crate::pg::shmem::NODES).to_string(),
+            );
+        }
         if p.distributed {
             // Keep this worker's connections to the Citus workers between batches, as a pooled
             // application's sessions do: by default Citus keeps one per node, and a batch over

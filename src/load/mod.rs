@@ -89,16 +89,16 @@ impl Shape {
     }
 
     /// Column list and the expressions of one generated row (the key and created_at come from
-    /// their defaults).
-    fn row(self, width: i32) -> (&'static str, String) {
+    /// their defaults); customer_id or user_id are drawn from 0 to `users`.
+    fn row(self, width: i32, users: i32) -> (&'static str, String) {
         match self {
             Shape::A => (
                 "customer_id, payload",
-                format!("(random() * 100000)::bigint, repeat('x', {width})"),
+                format!("(random() * {users})::bigint, repeat('x', {width})"),
             ),
             Shape::C => (
                 "user_id, payload",
-                format!("(random() * 100000)::bigint, repeat('x', {width})"),
+                format!("(random() * {users})::bigint, repeat('x', {width})"),
             ),
             Shape::D => ("payload", format!("repeat('x', {width})")),
         }
@@ -184,12 +184,100 @@ pub struct Params {
     pub distributed: bool,
     pub shard_count: i32,
     /// Wait at the end of the load, at most `standby_timeout` seconds, for the server's streaming
-    /// standbys to replay up to the load's end LSN (src/run/standby.rs).
+    /// standbys to replay up to the load's end LSN ([`crate::replicas::standby`]).
     pub wait_for_standbys: bool,
     pub standby_timeout: i32,
     /// keybench_replay: pause replay on the standby in the segment during the load, then time it
-    /// (src/run/replay.rs).
+    /// ([`crate::replicas::replay`]).
     pub pause_standby: bool,
+    /// A CHECKPOINT after every this many rows of the load, all clients together (0: none but the
+    /// server's own): the rows per checkpoint cycle, whatever the machine's speed.
+    pub checkpoint_every: i64,
+    /// customer_id (shape a) and user_id (shape c) are drawn from 0 to this many.
+    pub users: i32,
+    /// Snowflake: each client its own node id (its client number) and so its own counter.
+    pub node_per_client: bool,
+    /// bigint: the identity's sequence CACHE (1, PostgreSQL's default: none).
+    pub identity_cache: i32,
+    /// How clients' clocks are off ([`SkewModel`] as stored).
+    pub skew_model: u8,
+}
+
+/// How far apart the clients' clocks are, within plus or minus clock_skew_ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum SkewModel {
+    /// Each client's clock is off by a fixed amount, the clients spread evenly over the range; a
+    /// client's ids stay in order.
+    #[default]
+    Client,
+    /// Each transaction's ids are moved by an amount drawn afresh for the transaction.
+    Transaction,
+    /// Each id is moved by an amount of its own (as uuidv7(shift => random interval) would).
+    Id,
+}
+
+impl SkewModel {
+    pub const ALL: [SkewModel; 3] = [SkewModel::Client, SkewModel::Transaction, SkewModel::Id];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SkewModel::Client => "client",
+            SkewModel::Transaction => "transaction",
+            SkewModel::Id => "id",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SkewModel> {
+        let s = s.trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+/// The default of `users`: customer_id and user_id from 0 to 100,000.
+pub const DEFAULT_USERS: i32 = 100_000;
+
+/// The knobs that set a run's place on the cost curve (docs/results/CURVE.md): rows per
+/// checkpoint, the user_id index's spread, Snowflake's nodes, the identity's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Curve {
+    pub checkpoint_every: Option<i64>,
+    pub users: Option<i32>,
+    pub node_per_client: bool,
+    pub identity_cache: Option<i32>,
+}
+
+/// Check the curve's knobs against the run and add them to `p`.
+pub fn with_curve(mut p: Params, c: Curve) -> Result<Params, RunError> {
+    if let Some(n) = c.checkpoint_every {
+        if n < p.batch_size.max(1) || n > p.rows {
+            return Err(RunError::CheckpointEvery(n, p.batch_size, p.rows));
+        }
+        p.checkpoint_every = n;
+    }
+    if let Some(u) = c.users {
+        if p.shape() == Shape::D {
+            return Err(RunError::UsersShape(u));
+        }
+        if u < 1 {
+            return Err(RunError::Users(u));
+        }
+        p.users = u;
+    }
+    if c.node_per_client && p.kind() != Kind::Snowflake {
+        return Err(RunError::NodePerClient(p.kind().name()));
+    }
+    p.node_per_client = c.node_per_client;
+    if let Some(n) = c.identity_cache {
+        if p.kind() != Kind::Bigint {
+            return Err(RunError::IdentityCacheKind(p.kind().name()));
+        }
+        if !(1..=MAX_IDENTITY_CACHE).contains(&n) {
+            return Err(RunError::IdentityCache(n));
+        }
+        p.identity_cache = n;
+    }
+    Ok(p)
 }
 
 /// Check `readers` and `read_workload` of keybench_run and add them to `p`.
@@ -261,10 +349,16 @@ pub struct Clock {
     pub ids_per_ms: i32,
     pub subms_random: bool,
     pub clock_skew_ms: i32,
+    pub skew_model: SkewModel,
 }
 
-/// Check the clock knobs.
-pub fn validate_clock(ids_per_ms: i32, subms: &str, clock_skew_ms: i32) -> Result<Clock, RunError> {
+/// Check the clock knobs (`skew_model`: None for the default, client).
+pub fn validate_clock(
+    ids_per_ms: i32,
+    subms: &str,
+    clock_skew_ms: i32,
+    skew_model: Option<&str>,
+) -> Result<Clock, RunError> {
     if !(0..=crate::pg::guc::MAX_IDS_PER_MS).contains(&ids_per_ms) {
         return Err(RunError::IdsPerMs(ids_per_ms));
     }
@@ -276,10 +370,18 @@ pub fn validate_clock(ids_per_ms: i32, subms: &str, clock_skew_ms: i32) -> Resul
         "random" => true,
         _ => return Err(RunError::Subms(subms.into())),
     };
+    let skew_model = match skew_model {
+        None => SkewModel::Client,
+        Some(m) => SkewModel::parse(m).ok_or_else(|| RunError::SkewModel(m.into()))?,
+    };
+    if skew_model != SkewModel::Client && clock_skew_ms == 0 {
+        return Err(RunError::SkewModelWithoutSkew(skew_model.name()));
+    }
     Ok(Clock {
         ids_per_ms,
         subms_random,
         clock_skew_ms,
+        skew_model,
     })
 }
 
@@ -343,6 +445,11 @@ pub fn validate(
         wait_for_standbys: false,
         standby_timeout: DEFAULT_STANDBY_TIMEOUT,
         pause_standby: false,
+        checkpoint_every: 0,
+        users: DEFAULT_USERS,
+        node_per_client: false,
+        identity_cache: 1,
+        skew_model: clock.skew_model as u8,
     })
 }
 
@@ -355,14 +462,21 @@ impl Params {
         Shape::from_u8(self.shape)
             .unwrap_or_else(|| crate::workers::segment::corrupt("shape", self.shape))
     }
+    pub fn skew_model(&self) -> SkewModel {
+        SkewModel::ALL
+            .get(self.skew_model as usize)
+            .copied()
+            .unwrap_or_else(|| crate::workers::segment::corrupt("skew model", self.skew_model))
+    }
     pub fn method(&self) -> Method {
         Method::from_u8(self.method)
             .unwrap_or_else(|| crate::workers::segment::corrupt("method", self.method))
     }
 
-    /// The clock offset of client `i`: evenly spread over -clock_skew_ms..+clock_skew_ms.
+    /// The clock offset of client `i`: evenly spread over -clock_skew_ms..+clock_skew_ms (the
+    /// client skew model; 0 for the others, whose offsets are drawn per transaction or per id).
     pub fn client_skew_ms(&self, i: i32) -> i32 {
-        if self.clients <= 1 || self.clock_skew_ms == 0 {
+        if self.clients <= 1 || self.clock_skew_ms == 0 || self.skew_model() != SkewModel::Client {
             return 0;
         }
         let span = 2 * self.clock_skew_ms as i64;
@@ -383,9 +497,13 @@ impl Params {
     /// The statements that create the run's table: `table` is schema-qualified and quoted.
     pub fn create_table(&self, ext: &str, table: &str, index: &str) -> Vec<String> {
         let shape = self.shape();
+        let mut key = self.kind().column(ext);
+        if self.identity_cache > 1 {
+            key = format!("{key} (CACHE {})", self.identity_cache);
+        }
         let mut sql = vec![format!(
             "CREATE TABLE {table} ({}, {}, CONSTRAINT {index} PRIMARY KEY (id) WITH (fillfactor = {}))",
-            self.kind().column(ext),
+            key,
             shape.columns(),
             self.fillfactor
         )];
@@ -413,7 +531,7 @@ impl Params {
 
     /// One batch of `n` rows in one statement.
     pub fn insert_batch(&self, table: &str, n: i64) -> String {
-        let (cols, exprs) = self.shape().row(self.payload_width);
+        let (cols, exprs) = self.shape().row(self.payload_width, self.users);
         format!("INSERT INTO {table} ({cols}) SELECT {exprs} FROM generate_series(1, {n})")
     }
 
@@ -439,7 +557,7 @@ impl Params {
 
     /// One row in one statement.
     pub fn insert_one(&self, table: &str) -> String {
-        let (cols, exprs) = self.shape().row(self.payload_width);
+        let (cols, exprs) = self.shape().row(self.payload_width, self.users);
         format!("INSERT INTO {table} ({cols}) VALUES ({exprs})")
     }
 }
@@ -562,22 +680,23 @@ mod unit_tests {
     #[test]
     fn clock_knobs() {
         assert_eq!(
-            validate_clock(1000, "Random", 60_000),
+            validate_clock(1000, "Random", 60_000, None),
             Ok(Clock {
                 ids_per_ms: 1000,
                 subms_random: true,
-                clock_skew_ms: 60_000
+                clock_skew_ms: 60_000,
+                skew_model: SkewModel::Client,
             })
         );
         assert_eq!(
-            validate_clock(-1, "counter", 0),
+            validate_clock(-1, "counter", 0, None),
             Err(RunError::IdsPerMs(-1))
         );
         assert_eq!(
-            validate_clock(0, "ordered", 0),
+            validate_clock(0, "ordered", 0, None),
             Err(RunError::Subms("ordered".into()))
         );
-        let clock = validate_clock(0, "counter", 60_000).unwrap();
+        let clock = validate_clock(0, "counter", 60_000, None).unwrap();
         let p = validate(
             "uuidv7", 100, 10, 4, 60, "a", "insert", 90, false, false, clock,
         )

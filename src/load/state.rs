@@ -41,6 +41,8 @@ pub struct LoadState {
     /// The next batch to hand out, and the rows loaded so far (the progress NOTICE's).
     pub next_batch: AtomicI64,
     pub rows_done: AtomicI64,
+    /// The CHECKPOINTs the loaders asked for (checkpoint_every).
+    pub checkpoints_requested: AtomicI64,
     /// The run's table, schema-qualified and quoted (written by worker 0 during set-up).
     pub table: [u8; 256],
     /// The tablespace the caller's session names in default_tablespace (empty: the database's),

@@ -9,6 +9,15 @@ pub static NODE_ID: GucSetting<i32> = GucSetting::<i32>::new(0);
 /// client whose clock is off (experiment C) or a clock that steps back.
 pub static CLOCK_SKEW_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
+/// `keybench.clock_shift_ms`: added to the time of every id after the session's clock is read (as
+/// PostgreSQL 18's uuidv7(shift) moves it), so that the session's ids are no longer kept in order:
+/// keybench_run's `skew_model => 'transaction'` sets it before each transaction.
+pub static CLOCK_SHIFT_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+
+/// `keybench.clock_jitter_ms`: each id's time moved by a random amount within plus or minus this
+/// many milliseconds, after the session's clock is read (keybench_run's `skew_model => 'id'`).
+pub static CLOCK_JITTER_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+
 /// `keybench.ids_per_ms`: when positive, keybench's time-ordered generators read a simulated
 /// clock that advances one millisecond every that many ids (experiment B's ids-per-millisecond
 /// rates, without waiting on the real clock). 0 reads the real clock.
@@ -77,6 +86,26 @@ pub fn init() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"keybench.clock_shift_ms",
+        c"Offset added to each id's time by keybench's uuidv7() and ulid(), after the session's clock is read.",
+        c"Unlike keybench.clock_skew_ms, which sets the session's clock off, this moves each id as uuidv7(shift) does: a session's ids are no longer kept in order across a change of it.",
+        &CLOCK_SHIFT_MS,
+        -86_400_000,
+        86_400_000,
+        GucContext::Userset,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"keybench.clock_jitter_ms",
+        c"Each id of keybench's uuidv7() and ulid() moved in time by a random amount within plus or minus this much.",
+        c"As clients whose clocks wander would make them: a session's ids are then not in order (0: none).",
+        &CLOCK_JITTER_MS,
+        0,
+        86_400_000,
+        GucContext::Userset,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
         c"keybench.progress_interval",
         c"Seconds between keybench_run's progress NOTICEs (0: none).",
         c"Progress is also in the keybench.progress view, from any session.",
@@ -132,6 +161,16 @@ pub fn node_id() -> i32 {
 #[inline]
 pub fn clock_skew_ms() -> i64 {
     CLOCK_SKEW_MS.get() as i64
+}
+
+#[inline]
+pub fn clock_shift_ms() -> i64 {
+    CLOCK_SHIFT_MS.get() as i64
+}
+
+#[inline]
+pub fn clock_jitter_ms() -> i64 {
+    CLOCK_JITTER_MS.get() as i64
 }
 
 #[inline]

@@ -1,4 +1,6 @@
-//! The little shared memory keybench needs: the Snowflake counter every backend draws from.
+//! The little shared memory keybench needs: the Snowflake counters every backend draws from, one
+//! per node id (a session's ids come from its keybench.node_id's counter, so that ids of one node
+//! are unique across backends and ids of different nodes differ in their node bits).
 //!
 //! With `shared_preload_libraries = 'keybench'` it is a fixed shared-memory struct set up at server
 //! start. Without it, PostgreSQL 17 and later hand out a named dynamic shared memory segment on
@@ -7,39 +9,43 @@
 use pgrx::pg_sys;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
+/// Node ids a Snowflake id can hold (10 bits).
+pub const NODES: usize = 1024;
+
 #[repr(C)]
 pub struct Shared {
-    snowflake: AtomicU64,
+    snowflake: [AtomicU64; NODES],
 }
 
-const NAME: &std::ffi::CStr = c"keybench";
+/// The struct's name in shared memory (and the DSM registry). Not "keybench", which 0.7.0 and
+/// earlier gave a struct of one counter: a server that ran those since its start may still hold
+/// it, and a struct of another size must not be found under the same name.
+const NAME: &std::ffi::CStr = c"keybench_snowflake_nodes";
 
 /// Where this process found the shared struct; set in the postmaster for preloaded servers (and
 /// inherited by every backend), or on first use from the DSM registry.
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
 
-/// The counter behind snowflake_id(), or None where this server hands out no such memory
-/// (keybench not preloaded, on PostgreSQL 16 and older): the caller says what that means to it.
-pub fn snowflake_counter() -> Option<&'static AtomicU64> {
+/// The counter behind snowflake_id() for node `node` (below [`NODES`]), or None where this server
+/// hands out no such memory (keybench not preloaded, on PostgreSQL 16 and older): the caller says
+/// what that means to it.
+pub fn snowflake_counter(node: usize) -> Option<&'static AtomicU64> {
     let mut p = SHARED.load(Ordering::Relaxed);
     if p.is_null() {
         p = attach()?;
         SHARED.store(p, Ordering::Relaxed);
     }
     // SAFETY: the struct lives in shared memory for the life of the server.
-    Some(unsafe { &(*p).snowflake })
+    Some(unsafe { &(*p).snowflake[node % NODES] })
 }
 
 #[cfg(any(feature = "pg17", feature = "pg18"))]
 fn attach() -> Option<*mut Shared> {
     #[pgrx::pg_guard]
     unsafe extern "C-unwind" fn init(ptr: *mut std::ffi::c_void) {
-        // SAFETY: the registry hands us size_of::<Shared>() fresh bytes.
-        unsafe {
-            ptr.cast::<Shared>().write(Shared {
-                snowflake: AtomicU64::new(0),
-            })
-        };
+        // SAFETY: the registry hands us size_of::<Shared>() fresh bytes, and zeros are a valid
+        // Shared (counters at 0).
+        unsafe { ptr.cast::<u8>().write_bytes(0, size_of::<Shared>()) };
     }
     let mut found = false;
     // SAFETY: a plain call into the DSM registry, which takes its own lock.
@@ -117,12 +123,9 @@ unsafe extern "C-unwind" fn on_startup() {
     let p = unsafe { pg_sys::ShmemInitStruct(NAME.as_ptr(), size_of::<Shared>(), &mut found) }
         .cast::<Shared>();
     if !found {
-        // SAFETY: size_of::<Shared>() fresh bytes of shared memory, written under the lock.
-        unsafe {
-            p.write(Shared {
-                snowflake: AtomicU64::new(0),
-            })
-        };
+        // SAFETY: size_of::<Shared>() fresh bytes of shared memory, written under the lock; zeros
+        // are a valid Shared (counters at 0).
+        unsafe { p.cast::<u8>().write_bytes(0, size_of::<Shared>()) };
     }
     // SAFETY: the lock taken above.
     unsafe { pg_sys::LWLockRelease(init_lock) };

@@ -493,7 +493,7 @@ fn finish(seg: &mut Segment<ReadState>) {
 /// The pool of a read: min(ops, MAX_POOL) rows drawn independently and uniformly from the
 /// table's positions, read in one scan in physical order (for `recent`, from its newest
 /// `hot_fraction`, read newest first by the key or created_at: [`ReadParams::recent_by`]),
-/// shuffled (src/run/read.rs explains why this is unbiased). Each entry is the row's key,
+/// shuffled ([`super`] explains why this is unbiased). Each entry is the row's key,
 /// or for a window workload the row's time (pg microseconds), in `r.slot()` bytes.
 fn sample_pool(r: &ReadParams, ext: &str, table: &str, rows: i64, pool: &mut [u8]) -> usize {
     use rand::RngExt;
