@@ -63,6 +63,20 @@ pub fn images_per_row_between(
     images / (to - from) as f64
 }
 
+/// Full-page images per row of an index that no longer grows much (a table already large), R rows
+/// a cycle: each random index of L leaves L (1 - e^(-R/L)) a cycle, each append point one.
+pub fn steady_images_per_row(random_leaves: &[f64], append_points: f64, every: f64) -> f64 {
+    if every <= 0.0 {
+        return f64::NAN;
+    }
+    let random: f64 = random_leaves
+        .iter()
+        .filter(|l| **l > 0.0)
+        .map(|&l| l * (1.0 - (-every / l).exp()))
+        .sum();
+    (random + append_points) / every
+}
+
 /// WAL bytes per row under the model: `base` plus `image` bytes per full-page image.
 pub fn wal_per_row(
     base: f64,
@@ -326,6 +340,14 @@ mod unit_tests {
         // The last tenth alone, just after a checkpoint at 90 million rows: its leaves once each.
         let last = images_per_row_between(&[490_000.0], 0.0, rows, 30_000_000, 90_000_000, rows);
         assert!((last - 441_000.0 / 10_000_000.0).abs() < 1e-4, "{last}");
+    }
+
+    #[test]
+    fn a_large_index_in_steady_state() {
+        // R far below L: nearly every row an image; far above: L images a cycle.
+        assert!((steady_images_per_row(&[1e6], 0.0, 1000.0) - 0.9995).abs() < 1e-3);
+        assert!((steady_images_per_row(&[1000.0], 2.0, 1e6) - 1002.0 / 1e6).abs() < 1e-12);
+        assert!(steady_images_per_row(&[], 2.0, 0.0).is_nan());
     }
 
     #[test]

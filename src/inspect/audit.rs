@@ -248,6 +248,161 @@ pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
     (label, out.join(" "))
 }
 
+/// What one key's measurement gives: the window's (or the statistics') figures for the key's index
+/// and its table, and the server's setting around them.
+#[derive(Debug, Clone, Default)]
+pub struct CostInputs {
+    pub random: bool,
+    pub index_bytes: i64,
+    pub leaf_pages: f64,
+    pub density: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+    pub shared_buffers_bytes: i64,
+    pub ram_bytes: Option<i64>,
+    /// Seconds the figures cover, and whether they are a sample's.
+    pub seconds: Option<f64>,
+    pub sampled: bool,
+    pub index_wal: Option<super::sample::RelWal>,
+    pub table_wal: Option<super::sample::RelWal>,
+    pub server_wal_bytes: Option<i64>,
+    pub inserted: Option<i64>,
+    pub blocks_read: Option<i64>,
+    pub checkpoints_per_hour: Option<f64>,
+    /// Rows a day read from a time-ordered key itself, and how.
+    pub key_rows_per_day: Option<(f64, String)>,
+}
+
+/// What a key costs the server: the audit's measured columns and its projection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cost {
+    pub wal_bytes: Option<i64>,
+    pub fpi_bytes: Option<i64>,
+    pub wal_share: Option<f64>,
+    pub table_wal_bytes: Option<i64>,
+    pub table_fpi_bytes: Option<i64>,
+    pub inserts_per_sec: Option<f64>,
+    pub wal_per_inserted_row: Option<f64>,
+    pub rows_per_day: Option<f64>,
+    pub rows_per_checkpoint: Option<f64>,
+    pub projected_wal_saving_per_day: Option<i64>,
+    pub days_to_shared_buffers: Option<f64>,
+    pub days_to_ram: Option<f64>,
+    pub io_cost_per_month: Option<f64>,
+    /// Where each figure came from, and the projection's inputs.
+    pub notes: Vec<String>,
+}
+
+/// keybench_io_cost's prices: Aurora Standard's $0.20 per million I/O requests, a read per 8 kB
+/// page, a write per 4 kB of WAL.
+pub const PRICE_PER_MILLION_REQUESTS: f64 = 0.20;
+pub const WRITE_UNIT_BYTES: f64 = 4096.0;
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// The measured columns and the projection of one key (pure: the inputs say everything).
+pub fn cost(i: &CostInputs) -> Cost {
+    let mut c = Cost {
+        wal_bytes: i.index_wal.map(|w| w.wal_bytes),
+        fpi_bytes: i.index_wal.map(|w| w.fpi_bytes),
+        table_wal_bytes: i.table_wal.map(|w| w.wal_bytes),
+        table_fpi_bytes: i.table_wal.map(|w| w.fpi_bytes),
+        ..Default::default()
+    };
+    c.wal_share = i
+        .index_wal
+        .zip(i.server_wal_bytes)
+        .filter(|(_, s)| *s > 0)
+        .map(|(w, s)| w.wal_bytes as f64 / s as f64);
+    let secs = i.seconds.filter(|s| *s > 0.0);
+    c.inserts_per_sec = secs.zip(i.inserted).map(|(s, n)| n as f64 / s);
+    c.wal_per_inserted_row = i
+        .table_wal
+        .zip(i.inserted)
+        .filter(|(_, n)| *n > 0)
+        .map(|(w, n)| w.wal_bytes as f64 / n as f64);
+    c.rows_per_day = match &i.key_rows_per_day {
+        Some((r, how)) => {
+            c.notes.push(how.clone());
+            Some(*r)
+        }
+        None => c.inserts_per_sec.map(|r| r * 86_400.0),
+    };
+    c.rows_per_checkpoint = c
+        .inserts_per_sec
+        .zip(i.checkpoints_per_hour)
+        .filter(|(_, h)| *h > 0.0)
+        .map(|(r, h)| r * 3600.0 / h);
+    // The projection: the model of docs/results/CURVE.md at this R and L.
+    if let Some(r) = c.rows_per_checkpoint.filter(|r| *r >= 1.0) {
+        let image = i
+            .index_wal
+            .filter(|w| w.fpi_count > 0)
+            .map(|w| {
+                (
+                    w.fpi_bytes as f64 / w.fpi_count as f64,
+                    "measured in the sample",
+                )
+            })
+            .unwrap_or((
+                8192.0 * i.density.unwrap_or(70.0) / 100.0,
+                "estimated: the leaves' fill of a page",
+            ));
+        let ordered = crate::experiments::curve::steady_images_per_row(&[], 2.0, r);
+        let now = if i.random {
+            crate::experiments::curve::steady_images_per_row(&[i.leaf_pages], 0.0, r)
+        } else {
+            ordered
+        };
+        let saving = image.0 * (now - ordered);
+        c.projected_wal_saving_per_day = c.rows_per_day.map(|d| (saving * d).round() as i64);
+        let measured = i
+            .index_wal
+            .zip(i.inserted)
+            .filter(|(_, n)| *n > 0)
+            .map(|(w, n)| {
+                format!(
+                    "; measured: {:.0} B of images a row",
+                    w.fpi_bytes as f64 / n as f64
+                )
+            })
+            .unwrap_or_default();
+        c.notes.push(format!(
+            "projection (the cost curve's model): R = {r:.0} rows a checkpoint cycle, L = {:.0} leaves, \
+             {:.0} B an image ({}): {:.0} B of the index's images a row with this key, {:.1} with a \
+             time-ordered one{measured}",
+            i.leaf_pages,
+            image.0,
+            image.1,
+            image.0 * now,
+            image.0 * ordered
+        ));
+    } else {
+        c.notes.push(
+            "no projection: the rows per checkpoint cycle are unknown (no inserts measured, or no checkpoint)"
+                .into(),
+        );
+    }
+    // The cache.
+    if let Some(per_day) = c
+        .rows_per_day
+        .zip(i.bytes_per_key)
+        .map(|(d, b)| d * b)
+        .filter(|g| *g > 0.0)
+    {
+        let days = |limit: i64| ((limit - i.index_bytes).max(0) as f64 / per_day).max(0.0);
+        c.days_to_shared_buffers = Some(days(i.shared_buffers_bytes));
+        c.days_to_ram = i.ram_bytes.map(days);
+    }
+    // The I/O bill at the measured rates: the table's blocks read, and its WAL in 4 kB writes.
+    if let (true, Some(s)) = (i.sampled, secs) {
+        if let (Some(read), Some(w)) = (i.blocks_read, i.table_wal) {
+            let per_sec = read as f64 / s + w.wal_bytes as f64 / WRITE_UNIT_BYTES / s;
+            c.io_cost_per_month =
+                Some(per_sec * 3600.0 * HOURS_PER_MONTH * PRICE_PER_MILLION_REQUESTS / 1e6);
+        }
+    }
+    c
+}
+
 /// Rows at which an index of `bytes_per_key` outgrows `shared_buffers_bytes` (a projection).
 pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> Option<i64> {
     bytes_per_key
@@ -358,7 +513,50 @@ mod sql {
         }
     }
 
-    fn sample(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
+    /// Rows a day, read from a time-ordered key itself: the newest keys of the last 30 days (at
+    /// most a million, newest first, through the index), over the time they span. This history
+    /// is there even where the statistics were reset.
+    fn key_rows_per_day(
+        kind: KeyKind,
+        schema: &str,
+        table: &str,
+        column: &str,
+        ext: &str,
+    ) -> Option<(f64, String)> {
+        let (floor, time) = match kind {
+            KeyKind::UuidV7 => ("uuidv7_floor", format!("{ext}.uuid_extract_timestamp(k)")),
+            KeyKind::UlidUuid => (
+                "ulid_uuid_floor",
+                format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
+            ),
+            KeyKind::UlidText => ("ulid_floor", format!("{ext}.ulid_extract_timestamp(k)")),
+            KeyKind::Snowflake => ("snowflake_floor", format!("{ext}.snowflake_timestamp(k)")),
+            _ => return None,
+        };
+        let floor = format!("{ext}.{floor}");
+        const CAP: i64 = 1_000_000;
+        let col = pgrx::spi::quote_identifier(column);
+        let q = format!(
+            "SELECT count(*), extract(epoch FROM now() - min({time}))::float8
+             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days')
+                   ORDER BY {col} DESC LIMIT {CAP}) s",
+            quote_qualified_identifier(schema, table)
+        );
+        let (n, span) = crate::pg::spi::row::<(Option<i64>, Option<f64>)>(&q, &[])?;
+        let (n, span) = (n?, span?);
+        (n >= 2 && span >= 60.0).then(|| {
+            (
+                n as f64 * 86_400.0 / span,
+                format!(
+                    "rows per day: the key's own times, {n} of its keys from the last 30 days spanning {:.1} days{}",
+                    span / 86_400.0,
+                    if n == CAP { " (the newest million)" } else { "" }
+                ),
+            )
+        })
+    }
+
+    fn sample_text_keys(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
         let q = format!(
             "SELECT count(*), count(*) FILTER (WHERE v ~* '^[0-9a-f]{{8}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{12}}$'),
                     count(*) FILTER (WHERE v ~* '^[0-7][0-9a-hjkmnp-tv-z]{{25}}$')
@@ -382,6 +580,8 @@ mod sql {
         schema_name: default!(Option<&str>, "NULL"),
         measure_density: default!(Option<bool>, "NULL"),
         density_size_limit: default!(Option<i64>, 104857600),
+        sample: default!(Option<pgrx::datum::Interval>, "NULL"),
+        wal_limit: default!(Option<i64>, 1073741824),
     ) -> TableIterator<
         'static,
         (
@@ -401,6 +601,22 @@ mod sql {
             name!(projected_rows_at_shared_buffers, Option<i64>),
             name!(finding, String),
             name!(verdict, String),
+            name!(sample_seconds, Option<f64>),
+            name!(wal_bytes, Option<i64>),
+            name!(fpi_bytes, Option<i64>),
+            name!(wal_share, Option<f64>),
+            name!(table_wal_bytes, Option<i64>),
+            name!(table_fpi_bytes, Option<i64>),
+            name!(inserts_per_sec, Option<f64>),
+            name!(wal_per_inserted_row, Option<f64>),
+            name!(rows_per_day, Option<f64>),
+            name!(checkpoints_per_hour, Option<f64>),
+            name!(rows_per_checkpoint, Option<f64>),
+            name!(projected_wal_saving_per_day, Option<i64>),
+            name!(days_to_shared_buffers, Option<f64>),
+            name!(days_to_ram, Option<f64>),
+            name!(io_cost_per_month, Option<f64>),
+            name!(sources, String),
         ),
     > {
         let density_size_limit =
@@ -412,6 +628,51 @@ mod sql {
                 format!("density_size_limit must not be negative, not {density_size_limit}")
             );
         }
+        let wal_limit = crate::pg::error::required("keybench_audit", "wal_limit", wal_limit);
+        if wal_limit < 1 << 20 {
+            pgrx::ereport!(
+                ERROR,
+                pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("wal_limit must be at least 1048576 bytes (1 MB), not {wal_limit}")
+            );
+        }
+        let window = sample.map(|i| {
+            let us = if i.months() != 0 {
+                -1
+            } else {
+                i64::try_from(i.as_micros()).unwrap_or(-1)
+            };
+            if !(1_000_000..=3_600_000_000).contains(&us) {
+                let text: String =
+                    crate::pg::spi::one("SELECT $1::text", &[i.into()]).unwrap_or_default();
+                pgrx::ereport!(
+                    ERROR,
+                    pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    format!("sample must be between 1 second and 1 hour, not {text}"),
+                    "A sample watches the server for that long, holding this session."
+                );
+            }
+            us as f64 / 1e6
+        });
+        // The window first: the catalog and the index pages are read after it, and write no WAL.
+        let measured = crate::inspect::sample::measure(window, wal_limit);
+        let ram = crate::inspect::sample::memory_bytes();
+        let mut general: Vec<String> = Vec::new();
+        match (measured.sampled, measured.seconds) {
+            (true, Some(secs)) => general.push(format!(
+                "sample: {secs:.1} s{}; inserts and blocks read: the window's deltas of pg_stat_all_tables.n_tup_ins and pg_statio_all_tables",
+                if measured.cut_at_limit { " (cut short at wal_limit)" } else { "" }
+            )),
+            (false, Some(secs)) => general.push(format!(
+                "no sample: inserts and blocks read are pg_stat_all_tables' and pg_statio_all_tables' since the statistics' reset {:.1} hours ago",
+                secs / 3600.0
+            )),
+            _ => general.push(
+                "no sample: inserts unknown, the statistics have no reset time to count from".into(),
+            ),
+        }
+        general.push(measured.wal_note.clone());
+        general.push(measured.checkpoints_note.clone());
         let shared_buffers: i64 = Spi::get_one(
             "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'",
         )
@@ -475,7 +736,7 @@ mod sql {
             let text_sample = if r.selectable && r.columns == 1 && is_text_type(&r.type_name) {
                 r.column
                     .as_deref()
-                    .and_then(|c| sample(&r.schema, &r.table, c))
+                    .and_then(|c| sample_text_keys(&r.schema, &r.table, c))
             } else {
                 None
             };
@@ -512,6 +773,70 @@ mod sql {
                 distributed: spread.map(|s| s.note),
             };
             let (finding, text) = verdict(kind, &facts);
+            // What this key costs the server, measured, and the projection.
+            let relations: Vec<pg_sys::Oid> = crate::pg::spi::rows::<(Option<pg_sys::Oid>,)>(
+                "SELECT c.oid FROM pg_catalog.pg_class c
+                 WHERE c.oid = $1 OR c.oid = (SELECT reltoastrelid FROM pg_catalog.pg_class WHERE oid = $1)
+                    OR c.oid IN (SELECT indexrelid FROM pg_catalog.pg_index
+                                 WHERE indrelid = $1 OR indrelid = (SELECT reltoastrelid FROM pg_catalog.pg_class WHERE oid = $1))",
+                &[r.table_oid.into()],
+            )
+            .into_iter()
+            .filter_map(|(o,)| o)
+            .collect();
+            let table_wal = measured.wal.as_ref().map(|w| {
+                let mut t = crate::inspect::sample::RelWal::default();
+                for rel in &relations {
+                    if let Some(x) = w.get(rel) {
+                        t += *x;
+                    }
+                }
+                t
+            });
+            let counts = measured.tables.get(&r.table_oid).copied();
+            let key_rows_per_day = if r.selectable && r.columns == 1 {
+                r.column
+                    .as_deref()
+                    .and_then(|c| key_rows_per_day(kind, &r.schema, &r.table, c, &ext_schema))
+            } else {
+                None
+            };
+            let cost = cost(&CostInputs {
+                random: kind.is_random(),
+                index_bytes: r.index_bytes,
+                leaf_pages: density
+                    .as_ref()
+                    .map(|d| d.leaf_pages as f64)
+                    .unwrap_or(r.index_bytes as f64 / 8192.0 * 0.99),
+                density: density_figure,
+                bytes_per_key,
+                shared_buffers_bytes: shared_buffers,
+                ram_bytes: ram,
+                seconds: measured.seconds,
+                sampled: measured.sampled,
+                index_wal: measured
+                    .wal
+                    .as_ref()
+                    .map(|w| w.get(&r.index_oid).copied().unwrap_or_default()),
+                table_wal,
+                server_wal_bytes: measured.server_wal_bytes,
+                inserted: counts.map(|c| c.inserted),
+                blocks_read: counts.map(|c| c.blocks_read),
+                checkpoints_per_hour: measured.checkpoints_per_hour,
+                key_rows_per_day,
+            });
+            let mut sources = general.clone();
+            sources.extend(cost.notes.iter().cloned());
+            if ram.is_some() {
+                sources.push(
+                    "RAM: the smaller of /proc/meminfo's MemTotal and the server's cgroup memory limit".into(),
+                );
+            }
+            if cost.io_cost_per_month.is_some() {
+                sources.push(format!(
+                    "I/O bill: the table's blocks read and WAL in 4 kB writes, at keybench_io_cost's prices (${PRICE_PER_MILLION_REQUESTS:.2} per million requests, {HOURS_PER_MONTH} hours a month)"
+                ));
+            }
             let key_default = match r.identity.as_str() {
                 "a" => Some("GENERATED ALWAYS AS IDENTITY".to_string()),
                 "d" => Some("GENERATED BY DEFAULT AS IDENTITY".to_string()),
@@ -539,6 +864,22 @@ mod sql {
                 projected_rows(shared_buffers, bytes_per_key),
                 finding.to_string(),
                 text,
+                measured.sampled.then_some(measured.seconds).flatten(),
+                cost.wal_bytes,
+                cost.fpi_bytes,
+                cost.wal_share,
+                cost.table_wal_bytes,
+                cost.table_fpi_bytes,
+                cost.inserts_per_sec,
+                cost.wal_per_inserted_row,
+                cost.rows_per_day,
+                measured.checkpoints_per_hour,
+                cost.rows_per_checkpoint,
+                cost.projected_wal_saving_per_day,
+                cost.days_to_shared_buffers,
+                cost.days_to_ram,
+                cost.io_cost_per_month,
+                sources.join("; "),
             ));
         }
         TableIterator::new(out)
@@ -580,6 +921,69 @@ mod unit_tests {
                 "{k:?} classified as {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn what_a_random_key_costs() {
+        let wal = |w, f, n| {
+            Some(crate::inspect::sample::RelWal {
+                wal_bytes: w,
+                fpi_bytes: f,
+                fpi_count: n,
+            })
+        };
+        let i = CostInputs {
+            random: true,
+            index_bytes: 100 << 20,
+            leaf_pages: 12_000.0,
+            density: Some(70.0),
+            bytes_per_key: Some(40.0),
+            shared_buffers_bytes: 128 << 20,
+            ram_bytes: Some(1 << 30),
+            seconds: Some(10.0),
+            sampled: true,
+            index_wal: wal(60_000_000, 57_000_000, 10_000),
+            table_wal: wal(70_000_000, 60_000_000, 11_000),
+            server_wal_bytes: Some(80_000_000),
+            inserted: Some(10_000),
+            blocks_read: Some(5_000),
+            checkpoints_per_hour: Some(12.0),
+            key_rows_per_day: None,
+        };
+        let c = cost(&i);
+        assert_eq!(c.inserts_per_sec, Some(1000.0));
+        assert_eq!(c.wal_share, Some(0.75));
+        assert_eq!(c.wal_per_inserted_row, Some(7000.0));
+        assert_eq!(c.rows_per_day, Some(86_400_000.0));
+        assert_eq!(c.rows_per_checkpoint, Some(300_000.0));
+        // 12,000 leaves against 300,000 rows a cycle: about 0.04 images a row, of 5.7 kB.
+        let saving = c.projected_wal_saving_per_day.unwrap() as f64 / 86_400_000.0;
+        assert!(saving > 200.0 && saving < 250.0, "{saving}");
+        assert_eq!(
+            c.days_to_shared_buffers.map(|d| (d * 1000.0).round()),
+            Some(8.0)
+        );
+        assert!(c.io_cost_per_month.unwrap() > 0.0);
+        assert!(c.notes.iter().any(|n| n.contains("measured in the sample")));
+        // Nothing measured: no figure made up.
+        let idle = cost(&CostInputs {
+            inserted: Some(0),
+            index_wal: None,
+            table_wal: None,
+            ..i.clone()
+        });
+        assert_eq!(idle.inserts_per_sec, Some(0.0));
+        assert_eq!(idle.rows_per_checkpoint, Some(0.0));
+        assert_eq!(idle.projected_wal_saving_per_day, None);
+        assert_eq!(idle.days_to_shared_buffers, None);
+        assert_eq!(idle.wal_per_inserted_row, None);
+        let unknown = cost(&CostInputs {
+            seconds: None,
+            sampled: false,
+            ..i
+        });
+        assert_eq!(unknown.inserts_per_sec, None);
+        assert_eq!(unknown.io_cost_per_month, None);
     }
 
     #[test]

@@ -11,9 +11,9 @@ pub fn run(sql: &str, args: &[DatumWithOid]) {
     Spi::run_with_args(sql, args).or_error("keybench");
 }
 
-/// The first column of the first row of `sql`, if any and not NULL.
+/// The first column of the first row of `sql`, if it returns a row and that value is not NULL.
 pub fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
-    Spi::get_one_with_args::<T>(sql, args).or_error("keybench")
+    row::<(Option<T>,)>(sql, args).and_then(|(v,)| v)
 }
 
 /// A row's columns read as a tuple of `Option`s (NULL is None), in select-list order: what
@@ -49,6 +49,7 @@ macro_rules! columns {
     };
 }
 
+columns!(A 1);
 columns!(A 1, B 2);
 columns!(A 1, B 2, C 3);
 columns!(A 1, B 2, C 3, D 4);

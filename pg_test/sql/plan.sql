@@ -1,0 +1,63 @@
+-- keybench_plan: the migration plan of a table's key, as SQL that keybench never runs. Each case
+-- runs its plan here, statement by statement as a user would (\gexec), and checks that the table
+-- is then as the plan says.
+CREATE EXTENSION IF NOT EXISTS keybench;
+SET client_min_messages = warning;
+
+-- A random uuid default: the default becomes UUID v7 (under a lock_timeout, retried); existing
+-- keys stay; the sparse index is rebuilt.
+CREATE TABLE plan_v4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), created_at timestamptz NOT NULL DEFAULT now());
+INSERT INTO plan_v4 (created_at) SELECT now() FROM generate_series(1, 20000);
+SELECT step, action, left(statement, 40) AS starts FROM keybench_plan('plan_v4') ORDER BY step;
+SELECT statement FROM keybench_plan('plan_v4') ORDER BY step \gexec
+SELECT pg_get_expr(d.adbin, d.adrelid) LIKE '%uuidv7()' AS default_is_uuidv7
+FROM pg_attrdef d WHERE d.adrelid = 'plan_v4'::regclass AND d.adnum = 1;
+INSERT INTO plan_v4 DEFAULT VALUES;
+SELECT count(*) AS rows, count(*) FILTER (WHERE uuid_extract_version(id) = 7) AS v7_keys FROM plan_v4;
+SELECT avg_leaf_density > 85 AS rebuilt_dense FROM keybench_density('plan_v4_pkey');
+
+-- A bigint key that needs public ids: a uuid column, its default, a backfill whose ids carry each
+-- row's created_at, a CHECK added NOT VALID and validated, a unique index built concurrently.
+CREATE TABLE plan_big (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL);
+INSERT INTO plan_big (created_at) SELECT timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 25000) g;
+SELECT step, action FROM keybench_plan('plan_big', batch_rows => 7000) ORDER BY step;
+SELECT statement FROM keybench_plan('plan_big', batch_rows => 7000) ORDER BY step \gexec
+SELECT count(*) AS rows, count(public_id) AS with_public_id, count(DISTINCT public_id) AS distinct_ids,
+       count(*) FILTER (WHERE date_trunc('milliseconds', uuid_extract_timestamp(public_id)) = date_trunc('milliseconds', created_at)) AS time_to_the_ms
+FROM plan_big;
+SELECT bool_and(a.id < b.id) AS id_order_is_public_id_order
+FROM (SELECT id, public_id, lead(id) OVER (ORDER BY public_id) AS next_id FROM plan_big) a
+JOIN plan_big b ON b.id = a.next_id;
+SELECT conname, convalidated FROM pg_constraint WHERE conrelid = 'plan_big'::regclass AND contype = 'c';
+SELECT indexrelid::regclass AS index, indisunique, indisvalid FROM pg_index WHERE indrelid = 'plan_big'::regclass AND NOT indisprimary;
+INSERT INTO plan_big (created_at) VALUES (now()) RETURNING public_id IS NOT NULL AS new_rows_get_one;
+
+-- UUIDs stored as text, with a foreign key pointing at them: the rewrite to uuid, the foreign key
+-- dropped and added back around it, then validated.
+CREATE TABLE plan_text (id text PRIMARY KEY DEFAULT gen_random_uuid()::text, note text);
+CREATE TABLE plan_text_items (item int PRIMARY KEY, order_id text NOT NULL REFERENCES plan_text (id));
+INSERT INTO plan_text (note) SELECT 'n' || g FROM generate_series(1, 3000) g;
+INSERT INTO plan_text_items SELECT g, (SELECT id FROM plan_text ORDER BY note OFFSET g % 3000 LIMIT 1) FROM generate_series(1, 300) g;
+SELECT step, action FROM keybench_plan('plan_text') ORDER BY step;
+SELECT statement FROM keybench_plan('plan_text') ORDER BY step \gexec
+SELECT attrelid::regclass AS tab, attname, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+WHERE attrelid IN ('plan_text'::regclass, 'plan_text_items'::regclass) AND attname IN ('id', 'order_id') ORDER BY 1;
+SELECT conname, convalidated FROM pg_constraint WHERE conrelid = 'plan_text_items'::regclass AND contype = 'f';
+SELECT count(*) AS items_still_joined FROM plan_text_items i JOIN plan_text t ON t.id = i.order_id;
+INSERT INTO plan_text (note) VALUES ('new') RETURNING uuid_extract_version(id) AS new_keys_version;
+
+-- A time-ordered key: nothing to change.
+CREATE TABLE plan_v7 (id uuid PRIMARY KEY DEFAULT public.uuidv7());
+INSERT INTO plan_v7 SELECT FROM generate_series(1, 1000);
+SELECT step, action, statement, note FROM keybench_plan('plan_v7');
+
+-- Bad input.
+CREATE TABLE plan_nokey (a int);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_nokey')$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_big', batch_rows => 0)$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_big', lock_timeout => '2 hours')$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_big', retries => 0)$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_big', public_id => '')$$);
+SELECT count(*) AS null_table_no_rows FROM keybench_plan(NULL);
+DROP TABLE plan_v4, plan_big, plan_text_items, plan_text, plan_v7, plan_nokey;
+RESET client_min_messages;

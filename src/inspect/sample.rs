@@ -1,0 +1,497 @@
+//! What the running server's keys cost it, measured over a window: the WAL each relation wrote
+//! (records and full-page images, read back with contrib's pg_walinspect as the window goes),
+//! the rows inserted into each table and the blocks its relations read (pg_stat_all_tables,
+//! pg_statio_all_tables deltas), and the checkpoints. Without a window, the statistics since their
+//! last reset. keybench_audit(sample => ...) turns these into its measured columns.
+//!
+//! The window holds only the caller's own backend (it sleeps on its latch between readings, as
+//! pg_sleep does) and reads WAL only through pg_walinspect's functions as the caller's role, so a
+//! role that may not read WAL gets NULLs with the reason, never WAL it could not read itself.
+
+use pgrx::prelude::*;
+use std::collections::HashMap;
+
+/// The WAL one relation wrote in the window: the records whose first block is one of its blocks
+/// (their whole length), and the full-page images of its blocks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RelWal {
+    pub wal_bytes: i64,
+    pub fpi_bytes: i64,
+    pub fpi_count: i64,
+}
+
+impl std::ops::AddAssign for RelWal {
+    fn add_assign(&mut self, o: RelWal) {
+        self.wal_bytes += o.wal_bytes;
+        self.fpi_bytes += o.fpi_bytes;
+        self.fpi_count += o.fpi_count;
+    }
+}
+
+/// How keybench reads WAL on this server, or why it cannot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalReader {
+    /// pg_walinspect 1.1 (PostgreSQL 16 and later): pg_get_wal_block_info, per block.
+    Blocks(String),
+    /// pg_walinspect 1.0 (PostgreSQL 15, or an older install): pg_get_wal_records_info, whose
+    /// block references are parsed.
+    Records(String),
+    Unavailable(String),
+}
+
+/// A relation's counters at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counts {
+    pub inserted: i64,
+    pub blocks_read: i64,
+}
+
+/// What was measured.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// Seconds the figures cover: the window, or since the statistics' reset (None when unknown).
+    pub seconds: Option<f64>,
+    /// Whether they come from a window (else from the statistics since their reset).
+    pub sampled: bool,
+    /// The server's WAL in the window (insert-LSN delta), and what was read of it.
+    pub server_wal_bytes: Option<i64>,
+    pub wal_read_bytes: i64,
+    pub wal_read_seconds: f64,
+    /// The WAL by relation (None: not read, `wal_note` says why).
+    pub wal: Option<HashMap<pg_sys::Oid, RelWal>>,
+    pub wal_note: String,
+    /// Rows inserted into each table and blocks read from outside shared buffers by its heap,
+    /// indexes and TOAST, in the window or since the reset.
+    pub tables: HashMap<pg_sys::Oid, Counts>,
+    pub checkpoints: Option<i64>,
+    /// Checkpoints per hour since the checkpoint statistics' reset (a steadier rate than a short
+    /// window's count).
+    pub checkpoints_per_hour: Option<f64>,
+    pub checkpoints_note: String,
+    /// Whether the window was cut short by the WAL limit.
+    pub cut_at_limit: bool,
+}
+
+/// A block reference of pg_get_wal_records_info (PostgreSQL 15's pg_walinspect): each
+/// "blkref #N: rel SPC/DB/NODE ... blk B" with "FPW" when it carries a full-page image.
+pub fn parse_block_refs(block_ref: &str) -> Vec<(u32, u32, u32, bool)> {
+    let mut out = Vec::new();
+    for part in block_ref.split("blkref #").skip(1) {
+        let Some(rel) = part.split("rel ").nth(1) else {
+            continue;
+        };
+        let ids: Vec<u32> = rel
+            .split(|c: char| !c.is_ascii_digit())
+            .take(3)
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if ids.len() == 3 {
+            // The image marker belongs to this reference: up to the next one.
+            let fpw = part.contains("FPW");
+            out.push((ids[0], ids[1], ids[2], fpw));
+        }
+    }
+    out
+}
+
+/// The smaller of the machine's memory (/proc/meminfo's MemTotal) and the memory limit of the
+/// cgroup this server runs in (v2 memory.max, v1 memory.limit_in_bytes), in bytes.
+pub fn memory_bytes() -> Option<i64> {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    let limit = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|c| cgroup_limit(&c, |p| std::fs::read_to_string(p).ok()));
+    match (total, limit) {
+        (Some(t), Some(l)) => Some(t.min(l)),
+        (t, l) => t.or(l),
+    }
+}
+
+/// The memory limit of the cgroup named in `proc_self_cgroup` (the text of /proc/self/cgroup),
+/// reading files with `read`; None when there is none ("max", or far beyond any machine).
+pub fn cgroup_limit(proc_self_cgroup: &str, read: impl Fn(&str) -> Option<String>) -> Option<i64> {
+    let parse = |s: String| -> Option<i64> {
+        let v: i64 = s.trim().parse().ok()?;
+        (v < (1i64 << 60)).then_some(v)
+    };
+    for line in proc_self_cgroup.lines() {
+        let mut f = line.splitn(3, ':');
+        let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
+        if controllers.is_empty() {
+            if let Some(v) = read(&format!("/sys/fs/cgroup{path}/memory.max")).and_then(parse) {
+                return Some(v);
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            if let Some(v) = read(&format!(
+                "/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"
+            ))
+            .and_then(parse)
+            {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
+mod sql {
+    use super::*;
+    use crate::pg::spi::{one, row, rows};
+
+    const CHECKPOINTS: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
+        "SELECT (num_timed + num_requested)::bigint,
+                extract(epoch FROM now() - stats_reset)::float8
+         FROM pg_catalog.pg_stat_checkpointer"
+    } else {
+        "SELECT (checkpoints_timed + checkpoints_req)::bigint,
+                extract(epoch FROM now() - stats_reset)::float8
+         FROM pg_catalog.pg_stat_bgwriter"
+    };
+
+    /// How this server's WAL can be read by the calling role.
+    pub fn wal_reader() -> WalReader {
+        if pg_sys::PG_VERSION_NUM < 150000 {
+            return WalReader::Unavailable(
+                "PostgreSQL 14 has no pg_walinspect: the WAL by index needs PostgreSQL 15 or later"
+                    .into(),
+            );
+        }
+        let found = row::<(Option<String>, Option<String>)>(
+            "SELECT e.extversion, pg_catalog.quote_ident(n.nspname)
+             FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+             WHERE e.extname = 'pg_walinspect'",
+            &[],
+        );
+        let Some((Some(version), Some(schema))) = found else {
+            return WalReader::Unavailable(
+                "pg_walinspect is not installed in this database: CREATE EXTENSION pg_walinspect (contrib) enables the WAL by index".into(),
+            );
+        };
+        let (function, signature) = if version.as_str() >= "1.1" {
+            ("pg_get_wal_block_info", "pg_lsn, pg_lsn, boolean")
+        } else {
+            ("pg_get_wal_records_info", "pg_lsn, pg_lsn")
+        };
+        let allowed = one::<bool>(
+            &format!(
+                "SELECT pg_catalog.has_function_privilege('{schema}.{function}({signature})', 'EXECUTE')"
+            ),
+            &[],
+        );
+        if allowed != Some(true) {
+            return WalReader::Unavailable(format!(
+                "the role may not read WAL: pg_walinspect's {function} is for superusers and pg_read_server_files; \
+                 a superuser can GRANT EXECUTE ON FUNCTION {schema}.{function}({signature}) TO the role"
+            ));
+        }
+        if function == "pg_get_wal_block_info" {
+            WalReader::Blocks(schema)
+        } else {
+            WalReader::Records(schema)
+        }
+    }
+
+    /// The WAL from `from` to `to` (LSNs as text), by relation file (tablespace, file node), into
+    /// `acc`.
+    fn read_wal(reader: &WalReader, from: &str, to: &str, acc: &mut HashMap<(u32, u32), RelWal>) {
+        match reader {
+            WalReader::Blocks(schema) => {
+                for (spc, node, wal, fpi, n) in rows::<(
+                    Option<pg_sys::Oid>,
+                    Option<pg_sys::Oid>,
+                    Option<i64>,
+                    Option<i64>,
+                    Option<i64>,
+                )>(
+                    &include_str!("../../sql/queries/wal_blocks.sql")
+                        .replace("@walinspect@", schema),
+                    &[from.into(), to.into()],
+                ) {
+                    let e = acc
+                        .entry((
+                            spc.map(|o| o.to_u32()).unwrap_or(0),
+                            node.map(|o| o.to_u32()).unwrap_or(0),
+                        ))
+                        .or_default();
+                    *e += RelWal {
+                        wal_bytes: wal.unwrap_or(0),
+                        fpi_bytes: fpi.unwrap_or(0),
+                        fpi_count: n.unwrap_or(0),
+                    };
+                }
+            }
+            WalReader::Records(schema) => {
+                let db = one::<pg_sys::Oid>(
+                    "SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()",
+                    &[],
+                )
+                .map(|o| o.to_u32())
+                .unwrap_or(0);
+                for (len, fpi_len, refs) in rows::<(Option<i32>, Option<i32>, Option<String>)>(
+                    &format!(
+                        "SELECT record_length, fpi_length, block_ref FROM {schema}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+                         WHERE block_ref <> ''"
+                    ),
+                    &[from.into(), to.into()],
+                ) {
+                    let refs = parse_block_refs(&refs.unwrap_or_default());
+                    let images = refs.iter().filter(|r| r.3).count() as i64;
+                    for (i, &(spc, rel_db, node, fpw)) in refs.iter().enumerate() {
+                        if rel_db != db {
+                            continue;
+                        }
+                        let e = acc.entry((spc, node)).or_default();
+                        if i == 0 {
+                            e.wal_bytes += len.unwrap_or(0) as i64;
+                        }
+                        if fpw {
+                            // A record's image bytes are one figure: shared evenly by its images
+                            // (exact for the usual record of one image).
+                            e.fpi_bytes += fpi_len.unwrap_or(0) as i64 / images.max(1);
+                            e.fpi_count += 1;
+                        }
+                    }
+                }
+            }
+            WalReader::Unavailable(_) => {}
+        }
+    }
+
+    /// Every table's inserted rows and blocks read (its heap, indexes and TOAST), now.
+    fn table_counts() -> HashMap<pg_sys::Oid, Counts> {
+        rows::<(Option<pg_sys::Oid>, Option<i64>, Option<i64>)>(
+            "SELECT t.relid, t.n_tup_ins,
+                    coalesce(io.heap_blks_read, 0) + coalesce(io.idx_blks_read, 0)
+                      + coalesce(io.toast_blks_read, 0) + coalesce(io.tidx_blks_read, 0)
+             FROM pg_catalog.pg_stat_all_tables t
+             LEFT JOIN pg_catalog.pg_statio_all_tables io ON io.relid = t.relid",
+            &[],
+        )
+        .into_iter()
+        .filter_map(|(oid, ins, read)| {
+            Some((
+                oid?,
+                Counts {
+                    inserted: ins.unwrap_or(0),
+                    blocks_read: read.unwrap_or(0),
+                },
+            ))
+        })
+        .collect()
+    }
+
+    fn checkpoints() -> (Option<i64>, Option<f64>) {
+        row::<(Option<i64>, Option<f64>)>(CHECKPOINTS, &[]).unwrap_or_default()
+    }
+
+    /// Forget this transaction's snapshot of the statistics, so that the next reading is fresh.
+    fn fresh_statistics() {
+        crate::pg::spi::run("SELECT pg_catalog.pg_stat_clear_snapshot()", &[]);
+    }
+
+    fn lsn(which: &str) -> String {
+        one::<String>(&format!("SELECT pg_catalog.{which}()::text"), &[]).unwrap_or_default()
+    }
+
+    fn lsn_diff(a: &str, b: &str) -> i64 {
+        one::<i64>(
+            "SELECT pg_catalog.pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint",
+            &[a.into(), b.into()],
+        )
+        .unwrap_or(0)
+    }
+
+    /// Measure the server for `window` seconds (reading WAL each second, stopping early once
+    /// `wal_limit` bytes of it were written), or, without a window, read the statistics since their
+    /// last reset.
+    pub fn measure(window: Option<f64>, wal_limit: i64) -> Measured {
+        let (checkpoints0, since_reset) = checkpoints();
+        let checkpoints_per_hour = match (checkpoints0, since_reset) {
+            (Some(n), Some(s)) if s > 0.0 => Some(n as f64 * 3600.0 / s),
+            _ => None,
+        };
+        let checkpoints_note = match since_reset {
+            Some(s) => format!(
+                "checkpoints per hour: the checkpoint statistics over the {:.1} hours since their reset",
+                s / 3600.0
+            ),
+            None => "checkpoints per hour unknown: the checkpoint statistics have no reset time".into(),
+        };
+        let Some(window) = window else {
+            let reset = one::<f64>(
+                "SELECT extract(epoch FROM now() - stats_reset)::float8 FROM pg_catalog.pg_stat_database
+                 WHERE datname = current_database()",
+                &[],
+            );
+            return Measured {
+                seconds: reset,
+                sampled: false,
+                wal_note: "no sample: the WAL by index needs keybench_audit(sample => an interval)"
+                    .into(),
+                tables: table_counts(),
+                checkpoints_per_hour,
+                checkpoints_note,
+                ..Default::default()
+            };
+        };
+        let reader = wal_reader();
+        let start_insert = lsn("pg_current_wal_insert_lsn");
+        let mut read_from = lsn("pg_current_wal_flush_lsn");
+        let before = table_counts();
+        let mut acc: HashMap<(u32, u32), RelWal> = HashMap::new();
+        let mut read_bytes = 0i64;
+        let mut read_ns = 0u128;
+        let t0 = std::time::Instant::now();
+        let mut cut = false;
+        loop {
+            let left = window - t0.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                break;
+            }
+            crate::workers::segment::wait_on_latch((left.min(1.0) * 1000.0).ceil() as i64);
+            pgrx::check_for_interrupts!();
+            if !matches!(reader, WalReader::Unavailable(_)) {
+                let to = lsn("pg_current_wal_flush_lsn");
+                let n = lsn_diff(&to, &read_from);
+                if n > 0 {
+                    let r0 = std::time::Instant::now();
+                    read_wal(&reader, &read_from, &to, &mut acc);
+                    read_ns += r0.elapsed().as_nanos();
+                    read_bytes += n;
+                    read_from = to;
+                }
+            }
+            if lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert) >= wal_limit {
+                cut = true;
+                break;
+            }
+        }
+        // The rest of the window's WAL, as far as it is flushed.
+        if !matches!(reader, WalReader::Unavailable(_)) {
+            let to = lsn("pg_current_wal_flush_lsn");
+            let n = lsn_diff(&to, &read_from);
+            if n > 0 {
+                let r0 = std::time::Instant::now();
+                read_wal(&reader, &read_from, &to, &mut acc);
+                read_ns += r0.elapsed().as_nanos();
+                read_bytes += n;
+            }
+        }
+        let seconds = t0.elapsed().as_secs_f64();
+        let server_wal = lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert);
+        fresh_statistics();
+        let after = table_counts();
+        let (checkpoints1, _) = checkpoints();
+        let tables = after
+            .iter()
+            .map(|(oid, a)| {
+                let b = before.get(oid).copied().unwrap_or_default();
+                (
+                    *oid,
+                    Counts {
+                        inserted: a.inserted - b.inserted,
+                        blocks_read: a.blocks_read - b.blocks_read,
+                    },
+                )
+            })
+            .collect();
+        let (wal, wal_note) = match &reader {
+            WalReader::Unavailable(why) => (None, why.clone()),
+            r => {
+                let mut by_rel = HashMap::new();
+                for ((spc, node), w) in acc {
+                    let rel = one::<pg_sys::Oid>(
+                        "SELECT pg_catalog.pg_filenode_relation($1, $2)::oid",
+                        &[
+                            pg_sys::Oid::from(spc).into(),
+                            pg_sys::Oid::from(node).into(),
+                        ],
+                    );
+                    if let Some(rel) = rel {
+                        *by_rel.entry(rel).or_default() += w;
+                    }
+                }
+                let how = match r {
+                    WalReader::Blocks(_) => "pg_walinspect's pg_get_wal_block_info, per block",
+                    _ => "pg_walinspect's pg_get_wal_records_info, its block references parsed (a record's image bytes shared evenly when it has several images)",
+                };
+                (
+                    Some(by_rel),
+                    format!(
+                        "WAL: {how}, over {} of the window's WAL, read in {:.2} s",
+                        crate::pg::present::size_pretty(read_bytes),
+                        read_ns as f64 / 1e9
+                    ),
+                )
+            }
+        };
+        Measured {
+            seconds: Some(seconds),
+            sampled: true,
+            server_wal_bytes: Some(server_wal),
+            wal_read_bytes: read_bytes,
+            wal_read_seconds: read_ns as f64 / 1e9,
+            wal,
+            wal_note,
+            tables,
+            checkpoints: checkpoints0.zip(checkpoints1).map(|(a, b)| b - a),
+            checkpoints_per_hour,
+            checkpoints_note,
+            cut_at_limit: cut,
+        }
+    }
+}
+
+pub use sql::{measure, wal_reader};
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn block_references_of_postgresql_15() {
+        assert_eq!(
+            parse_block_refs(
+                "blkref #0: rel 1663/16971/17545 fork main blk 31 (FPW); hole: offset: 560, length: 1200"
+            ),
+            vec![(1663, 16971, 17545, true)]
+        );
+        assert_eq!(
+            parse_block_refs(
+                "blkref #0: rel 1663/5/16390 fork main blk 2, blkref #1: rel 1663/5/16390 fork main blk 7 FPW"
+            ),
+            vec![(1663, 5, 16390, false), (1663, 5, 16390, true)]
+        );
+        assert!(parse_block_refs("").is_empty());
+    }
+
+    #[test]
+    fn cgroup_memory_limits() {
+        let files = |p: &str| match p {
+            "/sys/fs/cgroup/system.slice/pg.service/memory.max" => Some("1073741824\n".to_string()),
+            "/sys/fs/cgroup/memory/keybench-x/memory.limit_in_bytes" => {
+                Some("100663296\n".to_string())
+            }
+            "/sys/fs/cgroup/memory/unlimited/memory.limit_in_bytes" => {
+                Some("9223372036854771712\n".to_string())
+            }
+            "/sys/fs/cgroup/memory.max" => Some("max\n".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            cgroup_limit("0::/system.slice/pg.service\n", files),
+            Some(1 << 30)
+        );
+        assert_eq!(
+            cgroup_limit("12:memory:/keybench-x\n11:cpu:/\n", files),
+            Some(96 << 20)
+        );
+        assert_eq!(cgroup_limit("4:memory:/unlimited\n", files), None);
+        assert_eq!(cgroup_limit("0::/\n", files), None);
+    }
+}
