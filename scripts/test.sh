@@ -14,7 +14,8 @@
 #      ordinary role (scripts/tests/fuzz.sh), kill -9 of a worker (scripts/tests/crash-test.sh), a cancel at
 #      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
 #      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), and a primary
-#      with a streaming standby (scripts/tests/standby-test.sh)
+#      with a streaming standby (scripts/tests/standby-test.sh), and keybench_audit's sample while
+#      pgbench inserts (scripts/tests/audit-sample.sh)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
 #      start run as written (scripts/tests/readme-check.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
@@ -142,6 +143,8 @@ for v in "${versions[@]}"; do
   run_step "target/logs/cancel-pg$v.log" "pg$v cancel test" bash scripts/tests/cancel-test.sh "$v"
   echo "-- scripts/tests/disk-test.sh $v: a load too large for its tablespace's filesystem, and one that falls below the floor"
   run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/tests/disk-test.sh "$v"
+  echo "-- scripts/tests/audit-sample.sh $v: keybench_audit's sample while pgbench inserts"
+  run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
 done

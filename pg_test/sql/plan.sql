@@ -9,7 +9,9 @@ SET client_min_messages = warning;
 CREATE TABLE plan_v4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), created_at timestamptz NOT NULL DEFAULT now());
 INSERT INTO plan_v4 (created_at) SELECT now() FROM generate_series(1, 20000);
 SELECT step, action, left(statement, 40) AS starts FROM keybench_plan('plan_v4') ORDER BY step;
+\set ECHO none
 SELECT statement FROM keybench_plan('plan_v4') ORDER BY step \gexec
+\set ECHO all
 SELECT pg_get_expr(d.adbin, d.adrelid) LIKE '%uuidv7()' AS default_is_uuidv7
 FROM pg_attrdef d WHERE d.adrelid = 'plan_v4'::regclass AND d.adnum = 1;
 INSERT INTO plan_v4 DEFAULT VALUES;
@@ -21,7 +23,9 @@ SELECT avg_leaf_density > 85 AS rebuilt_dense FROM keybench_density('plan_v4_pke
 CREATE TABLE plan_big (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at timestamptz NOT NULL);
 INSERT INTO plan_big (created_at) SELECT timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 25000) g;
 SELECT step, action FROM keybench_plan('plan_big', batch_rows => 7000) ORDER BY step;
+\set ECHO none
 SELECT statement FROM keybench_plan('plan_big', batch_rows => 7000) ORDER BY step \gexec
+\set ECHO all
 SELECT count(*) AS rows, count(public_id) AS with_public_id, count(DISTINCT public_id) AS distinct_ids,
        count(*) FILTER (WHERE date_trunc('milliseconds', uuid_extract_timestamp(public_id)) = date_trunc('milliseconds', created_at)) AS time_to_the_ms
 FROM plan_big;
@@ -39,7 +43,9 @@ CREATE TABLE plan_text_items (item int PRIMARY KEY, order_id text NOT NULL REFER
 INSERT INTO plan_text (note) SELECT 'n' || g FROM generate_series(1, 3000) g;
 INSERT INTO plan_text_items SELECT g, (SELECT id FROM plan_text ORDER BY note OFFSET g % 3000 LIMIT 1) FROM generate_series(1, 300) g;
 SELECT step, action FROM keybench_plan('plan_text') ORDER BY step;
+\set ECHO none
 SELECT statement FROM keybench_plan('plan_text') ORDER BY step \gexec
+\set ECHO all
 SELECT attrelid::regclass AS tab, attname, format_type(atttypid, atttypmod) AS type FROM pg_attribute
 WHERE attrelid IN ('plan_text'::regclass, 'plan_text_items'::regclass) AND attname IN ('id', 'order_id') ORDER BY 1;
 SELECT conname, convalidated FROM pg_constraint WHERE conrelid = 'plan_text_items'::regclass AND contype = 'f';

@@ -90,6 +90,12 @@ SELECT kind, value AS index_scans_per_lookup FROM c
 WHERE metric = 'index_scans_per_lookup' AND step LIKE '%prepared%' ORDER BY kind;
 SELECT step, metric, value IS NOT NULL AS measured FROM c WHERE kind IS NULL ORDER BY step, metric;
 SELECT count(DISTINCT kind) AS kinds, bool_and(value > 0) AS all_positive FROM c WHERE metric = 'tx_per_sec';
+-- At the study's spacing (a CHECKPOINT every tenth of the rows), and 6 times further apart: the
+-- longer cycles cost uuidv4 less WAL per row.
+SELECT count(*) FILTER (WHERE metric = 'rows_per_checkpoint' AND value = 1000) AS kinds_at_the_studys_spacing,
+       bool_and(value < 0) FILTER (WHERE metric = 'wal_per_row_change') AS longer_cycles_less_wal,
+       count(*) FILTER (WHERE step LIKE 'uuidv7 from%skew per%' AND metric = 'leaf_fragmentation') AS skew_models_measured
+FROM c;
 CREATE TEMP TABLE a AS SELECT * FROM keybench_reproduce('a', 0.0005);
 -- The backfill with uuidv7_at is exact; the study's recipe runs in the session's time zone (US
 -- Pacific time in pg_regress, where it is not exact: see the migrate test) and in UTC.

@@ -100,12 +100,19 @@ pub fn rows_per_cycle_at_wal(
     random_leaves: &[f64],
     append_points: f64,
     rows: i64,
-) -> i64 {
+) -> Option<i64> {
     let wal = |r: i64| r as f64 * wal_per_row(base, image, random_leaves, append_points, rows, r);
-    if wal(rows) <= cycle_bytes {
-        return rows;
+    if !wal(rows).is_finite() {
+        return None;
     }
-    let (mut lo, mut hi) = (1i64, rows);
+    if wal(rows) <= cycle_bytes {
+        return Some(rows);
+    }
+    // No more than MAX_CYCLES cycles a load: R from rows / MAX_CYCLES up.
+    let (mut lo, mut hi) = ((rows / MAX_CYCLES).max(1), rows);
+    if wal(lo) > cycle_bytes {
+        return Some(lo);
+    }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if wal(mid) <= cycle_bytes {
@@ -114,8 +121,11 @@ pub fn rows_per_cycle_at_wal(
             hi = mid;
         }
     }
-    lo
+    Some(lo)
 }
+
+/// The most checkpoint cycles the model reckons with in one load.
+pub const MAX_CYCLES: i64 = 10_000_000;
 
 mod sql {
     use super::*;
@@ -128,41 +138,55 @@ mod sql {
     /// table whose random indexes end with `random_leaves` leaves each and which has
     /// `append_points` pages written at its right edge (the heap, the ordered indexes).
     /// With `from_row` and `to_row`, over those rows of the load alone (the last tenth, say).
+    /// NULL for NULL inputs, or figures the model has no answer for (no rows, no cycle).
     #[pg_extern(immutable, parallel_safe)]
     fn keybench_curve_model(
-        random_leaves: Vec<Option<f64>>,
-        append_points: f64,
-        rows: i64,
-        checkpoint_every: i64,
-        from_row: default!(i64, 0),
+        random_leaves: Option<Vec<Option<f64>>>,
+        append_points: Option<f64>,
+        rows: Option<i64>,
+        checkpoint_every: Option<i64>,
+        from_row: default!(Option<i64>, 0),
         to_row: default!(Option<i64>, "NULL"),
     ) -> Option<f64> {
-        let leaves: Vec<f64> = random_leaves.into_iter().flatten().collect();
-        let v = images_per_row_between(
-            &leaves,
-            append_points,
-            rows,
-            checkpoint_every,
-            from_row,
-            to_row.unwrap_or(rows),
-        );
+        let (rows, every) = (rows?, checkpoint_every?);
+        let leaves: Vec<f64> = random_leaves?.into_iter().flatten().collect();
+        let (from, to) = (from_row?, to_row.unwrap_or(rows));
+        check_cycles("keybench_curve_model", to.saturating_sub(from), every);
+        let v = images_per_row_between(&leaves, append_points?, rows, every, from, to);
         v.is_finite().then_some(v)
+    }
+
+    /// The model's work is a term per checkpoint cycle: refuse more than [`MAX_CYCLES`] of them
+    /// (22023) rather than run for hours.
+    fn check_cycles(function: &str, rows: i64, every: i64) {
+        if every > 0 && rows > 0 && rows / every > MAX_CYCLES {
+            pgrx::ereport!(
+                ERROR,
+                pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!(
+                    "{function}: {rows} rows with a checkpoint every {every} are {} cycles; the model takes at most {MAX_CYCLES}",
+                    rows / every
+                )
+            );
+        }
     }
 
     /// The cost curve's rows per cycle when max_wal_size triggers the checkpoints (a projection):
     /// the R at which R rows of WAL per row `base + image * images(R)` fill `cycle_bytes`.
     #[pg_extern(immutable, parallel_safe)]
     fn keybench_curve_rows_at_wal(
-        cycle_bytes: f64,
-        base: f64,
-        image: f64,
-        random_leaves: Vec<Option<f64>>,
-        append_points: f64,
-        rows: i64,
+        cycle_bytes: Option<f64>,
+        base: Option<f64>,
+        image: Option<f64>,
+        random_leaves: Option<Vec<Option<f64>>>,
+        append_points: Option<f64>,
+        rows: Option<i64>,
     ) -> Option<i64> {
-        let leaves: Vec<f64> = random_leaves.into_iter().flatten().collect();
-        (rows > 0 && cycle_bytes > 0.0)
-            .then(|| rows_per_cycle_at_wal(cycle_bytes, base, image, &leaves, append_points, rows))
+        let (cycle_bytes, rows) = (cycle_bytes?, rows?);
+        let leaves: Vec<f64> = random_leaves?.into_iter().flatten().collect();
+        (rows > 0 && cycle_bytes > 0.0 && cycle_bytes.is_finite()).then(|| {
+            rows_per_cycle_at_wal(cycle_bytes, base?, image?, &leaves, append_points?, rows)
+        })?
     }
 
     /// An SVG chart of a cost-curve sweep (keybench_curve_points of `run_ids`): full-page images
@@ -364,14 +388,20 @@ mod unit_tests {
     fn rows_per_cycle_under_max_wal_size() {
         let rows = 1_000_000;
         // An ordered key at 200 bytes a row: 16 MB of WAL is about 84,000 rows.
-        let ordered = rows_per_cycle_at_wal(16.0 * 1048576.0, 200.0, 8000.0, &[], 2.0, rows);
+        let ordered =
+            rows_per_cycle_at_wal(16.0 * 1048576.0, 200.0, 8000.0, &[], 2.0, rows).unwrap();
         assert!((80_000..=84_000).contains(&ordered), "{ordered}");
         // A random one, whose images fill the same WAL sooner.
-        let random = rows_per_cycle_at_wal(16.0 * 1048576.0, 230.0, 6000.0, &[4700.0], 1.0, rows);
+        let random =
+            rows_per_cycle_at_wal(16.0 * 1048576.0, 230.0, 6000.0, &[4700.0], 1.0, rows).unwrap();
         assert!(random < ordered / 2, "{random} vs {ordered}");
         assert_eq!(
             rows_per_cycle_at_wal(1e15, 200.0, 8000.0, &[], 2.0, rows),
-            rows
+            Some(rows)
+        );
+        assert_eq!(
+            rows_per_cycle_at_wal(1e6, f64::NAN, 8000.0, &[], 2.0, rows),
+            None
         );
     }
 }

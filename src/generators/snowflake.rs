@@ -128,8 +128,8 @@ impl crate::pg::error::SqlError for SnowflakeError {
                     .into(),
             ),
             SnowflakeError::ClockAhead { .. } => Some(
-                "Every backend draws Snowflake ids from one counter: a clock set ahead in one \
-                 session would move the ids of every other session ahead with it."
+                "The backends of one node id draw Snowflake ids from one counter: a clock set ahead \
+                 in one session would move the ids of every other session of that node ahead with it."
                     .into(),
             ),
             SnowflakeError::Negative(_) => None,

@@ -127,8 +127,8 @@ impl SqlError for RunError {
                 size_pretty(*free)
             )),
             RunError::SnowflakeClock(_) => Some(
-                "Every backend draws Snowflake ids from one counter, which a clock set ahead in \
-                 one client would move for every session."
+                "The backends of one node id draw Snowflake ids from one counter, which a clock set \
+                 ahead in one client would move for every session of that node."
                     .into(),
             ),
             _ => None,

@@ -73,8 +73,9 @@ impl<T> OrError<T> for SpiResult<T> {
 
 /// The first row of `sql`, if it returns one, as the tuple `T` of its columns.
 pub fn row<T: Columns>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
-    Spi::connect(|c| {
-        let t = c.select(sql, Some(1), args)?;
+    // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
+    Spi::connect_mut(|c| {
+        let t = c.update(sql, Some(1), args)?;
         if t.is_empty() {
             return Ok(None);
         }
@@ -85,8 +86,8 @@ pub fn row<T: Columns>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
 
 /// Every row of `sql`, each as the tuple `T` of its columns.
 pub fn rows<T: Columns>(sql: &str, args: &[DatumWithOid]) -> Vec<T> {
-    Spi::connect(|c| {
-        c.select(sql, None, args)?
+    Spi::connect_mut(|c| {
+        c.update(sql, None, args)?
             .map(|r| T::read(&r))
             .collect::<SpiResult<Vec<T>>>()
     })
