@@ -167,27 +167,25 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                 note: "A default applies to new rows only: no rewrite.".into(),
             });
             let value = match &s.created {
-                Some(c) => format!(
-                    "{}({c} - pg_catalog.clock_timestamp())",
-                    s.uuidv7_call.trim_end_matches("()")
-                ),
+                Some(c) => format!("{}.uuidv7_at({c})", s.ext_schema),
                 None => s.uuidv7_call.clone(),
             };
             out.push(Step {
                 action: format!("backfill {col} in batches of {} rows, each committed", o.batch_rows),
                 statement: format!(
-                    "DO $plan$\nDECLARE\n  lo bigint;\n  hi bigint;\nBEGIN\n  SELECT min({key}), max({key}) INTO lo, hi FROM {t};\n  WHILE lo <= hi LOOP\n    PERFORM pg_catalog.set_config('timezone', 'UTC', true);\n    UPDATE {t} SET {col} = {value} WHERE {key} >= lo AND {key} < lo + {n} AND {col} IS NULL;\n    COMMIT;\n    lo := lo + {n};\n  END LOOP;\nEND $plan$",
+                    "DO $plan$\nDECLARE\n  lo bigint;\n  hi bigint;\nBEGIN\n  SELECT min({key}), max({key}) INTO lo, hi FROM {t};\n  WHILE lo <= hi LOOP\n    UPDATE {t} SET {col} = {value} WHERE {key} >= lo AND {key} < lo + {n} AND {col} IS NULL;\n    COMMIT;\n    lo := lo + {n};\n  END LOOP;\nEND $plan$",
                     key = s.column,
                     t = s.table,
                     n = o.batch_rows
                 ),
                 note: match &s.created {
                     Some(c) => format!(
-                        "Each id carries its row's {c} (the shift recipe: uuidv7(created - now)), so ids sort as \
-                         the rows were made. In UTC: in a zone with daylight saving time the interval's days are \
-                         added in local time and the ids of rows across a change of the clock come out an hour off \
-                         (keybench's uuidv7_at({c}) reads no clock and is exact everywhere). Short transactions, one \
-                         per batch, so that no lock or old snapshot is held for long; rows inserted meanwhile already \
+                        "Each id carries its row's {c} to the millisecond, so ids sort as the rows were made: \
+                         keybench's uuidv7_at({c}) reads no clock. (The shift recipe, uuidv7({c} - \
+                         clock_timestamp()), reads the clock twice and can land a millisecond late on a busy server; \
+                         in a zone with daylight saving time its interval's days are added in local time.) The ids \
+                         are values: dropping keybench later leaves them as they are. Short transactions, one per \
+                         batch, so that no lock or old snapshot is held for long; rows inserted meanwhile already \
                          have theirs. Runs only as its own statement, not inside a transaction block."
                     ),
                     None => "The table has no creation-time column: the ids carry the time of the backfill, so \
@@ -554,7 +552,7 @@ mod unit_tests {
         let p = plan(&s, &options());
         assert_eq!(p.len(), 6);
         assert!(p[2].statement.contains(
-            "UPDATE \"public\".\"orders\" SET \"public_id\" = pg_catalog.uuidv7(\"created_at\" - pg_catalog.clock_timestamp())"
+            "UPDATE \"public\".\"orders\" SET \"public_id\" = \"public\".uuidv7_at(\"created_at\")"
         ));
         assert!(p[2].statement.contains("COMMIT;"));
         assert!(p[3]

@@ -95,6 +95,29 @@ pub const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
     "SELECT (checkpoints_timed + checkpoints_req)::bigint FROM pg_stat_bgwriter"
 };
 
+/// PostgreSQL 14's statistics collector learns of a checkpoint from a message the checkpointer
+/// sends after it, and a backend reads a statistics file up to half a second old: the load's own
+/// CHECKPOINTs can be missing from the count for a moment after the last one. Inside the
+/// caller's transaction, wait (at most 3 s; a cancel is an ERROR like any other) until the count
+/// holds the `requested` ones, each reading fresh.
+pub fn await_checkpoint_statistics(run_id: i64, requested: i64) {
+    let counted = || {
+        crate::pg::spi::run("SELECT pg_catalog.pg_stat_clear_snapshot()", &[]);
+        crate::pg::spi::one::<i64>(
+            &format!("SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1"),
+            &[run_id.into()],
+        )
+        .unwrap_or(0)
+    };
+    for _ in 0..30 {
+        if requested <= 0 || counted() >= requested {
+            return;
+        }
+        crate::workers::segment::wait_on_latch(100);
+        pgrx::check_for_interrupts!();
+    }
+}
+
 /// The usage counters' types (PostgreSQL keeps WAL bytes unsigned) as the counters' i64.
 trait ToI64 {
     fn to_i64(self) -> i64;

@@ -324,6 +324,9 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
         return;
     }
     let result = in_transaction(|| {
+        if pg_sys::PG_VERSION_NUM < 150000 {
+            await_checkpoint_statistics(run_id, s.checkpoints_requested.load(Ordering::Acquire));
+        }
         let d = crate::inspect::density::scan(index);
         let totals = Spi::connect(|client| {
             let row = client
