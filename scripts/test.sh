@@ -13,15 +13,22 @@
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
 #      ordinary role (scripts/tests/fuzz.sh), kill -9 of a worker (scripts/tests/crash-test.sh), a cancel at
 #      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
-#      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), and a primary
-#      with a streaming standby (scripts/tests/standby-test.sh), and keybench_audit's sample while
-#      pgbench inserts (scripts/tests/audit-sample.sh)
+#      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), a primary
+#      with a streaming standby (scripts/tests/standby-test.sh), keybench_audit's sample while
+#      pgbench inserts (scripts/tests/audit-sample.sh), and the install packages made
+#      from that major's build (scripts/tests/package-check.sh: the .deb against the tarball of
+#      the same major: layout, modes, PG_MODULE_MAGIC, libraries, lintian)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
-#      start run as written (scripts/tests/readme-check.sh)
+#      start run as written (scripts/tests/readme-check.sh); with 15: the .deb built against Debian's
+#      own PostgreSQL 15, installed with apt into a pg_createcluster cluster, updated from the
+#      previous version's package and removed (scripts/tests/deb-test.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/tests/citus-test.sh), where that major has Citus installed
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
 #      with the reason and what would enable it
+#   7. one version everywhere (scripts/tests/version-check.sh): Cargo.toml, keybench.control,
+#      META.json, the newest update script, CHANGELOG.md, the package names in the docs and of the
+#      packages this run made
 # Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
@@ -33,7 +40,7 @@ trap cluster_stop_all EXIT
 pgrx_tests=1
 if [ "${1:-}" = --regress-only ]; then pgrx_tests=0; shift; fi
 versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 17 16 15 14)
-passed=0; failed=0; skipped=0; failures=()
+passed=0; failed=0; skipped=0; failures=(); packages=()
 
 count_cargo() { # add the counts from cargo test's "test result:" lines in $1
   local p f
@@ -147,11 +154,19 @@ for v in "${versions[@]}"; do
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
+  echo "-- scripts/tests/package-check.sh $v: the .deb and the tarball of this build (cargo pgrx package --debug)"
+  run_step "target/logs/package-check-pg$v.log" "pg$v package check" bash scripts/tests/package-check.sh "$v"
+  packages+=("target/package-check/pg$v"/*)
 done
 
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/tests/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
   run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
+fi
+if [[ " ${versions[*]} " == *" 15 "* ]]; then
+  echo "== scripts/tests/deb-test.sh: the .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
+  run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh
+  packages+=(target/deb-test/pkg/*)
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has
@@ -182,6 +197,9 @@ if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/tests/readme-check.sh 18: the README's quick start, run as it is written"
   run_step target/logs/readme-check.log "README quick start" bash scripts/tests/readme-check.sh 18
 fi
+
+echo "== scripts/tests/version-check.sh: one version in every file and in the packages this run made"
+run_step target/logs/version-check.log "one version" bash scripts/tests/version-check.sh "${packages[@]}"
 
 echo
 for f in "${failures[@]}"; do echo "FAILED: $f"; done

@@ -16,6 +16,7 @@ bench-compare           54700   2        this tree, the base commit
 bench-density           54900   1
 bench-read              55000   1
 bench-run               55100   1
+deb-test                55200   1        scripts/tests/deb-test.sh: a Debian 12 PostgreSQL 15 cluster (pg_createcluster)
 regress                 55400   3        scripts/test.sh: schedule_preload, _no_preload, _small_cache
 crash-test              55700   1
 lifecycle-test          55800   1

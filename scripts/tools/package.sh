@@ -1,42 +1,43 @@
 #!/usr/bin/env bash
-# One install package per PostgreSQL major, made with `cargo pgrx package` (release build):
-#   dist/keybench-<version>-pg<N>-linux-x86_64.tar.gz
-# holding ./pkglibdir/keybench.so and ./sharedir/extension/keybench*, which install with a plain tar
-# into the directories that server's pg_config names:
-#   tar -xzf keybench-0.5.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
-#   tar -xzf keybench-0.5.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
-# Each package is then tested the way a user would use it: unpacked into a fresh copy of that
-# major's server that has never seen keybench, with no Rust toolchain on the PATH, then
-# CREATE EXTENSION keybench, a short two-client run, density and the generators.
+# Two install packages per PostgreSQL major from one `cargo pgrx package` release build
+# (scripts/lib/package.sh, package_make), into dist/:
+#   keybench-<version>-pg<N>-linux-x86_64.tar.gz, holding ./pkglibdir/keybench.so and
+#   ./sharedir/extension/keybench*, which install with a plain tar into the directories that
+#   server's pg_config names:
+#     tar -xzf keybench-0.8.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
+#     tar -xzf keybench-0.8.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
+#   postgresql-<N>-keybench_<version>-1_amd64.deb, the same files in the Debian/PGDG layout
+#   (/usr/lib/postgresql/N/lib, /usr/share/postgresql/N/extension), Depends: postgresql-N, for a
+#   server from Debian's or PGDG's packages:
+#     apt install ./postgresql-17-keybench_0.8.0-1_amd64.deb
+# Each pair is checked against each other (scripts/tests/package-check.sh: layout, modes, the
+# module's PG_MODULE_MAGIC and libraries, lintian), and the tarball is tested the way a user would
+# use it: unpacked into a fresh copy of that major's server that has never seen keybench, with no
+# Rust toolchain on the PATH, then CREATE EXTENSION keybench, a short two-client run, density and
+# the generators. (scripts/tests/deb-test.sh installs the 15 .deb into Debian's own PostgreSQL 15.)
 # Usage: scripts/tools/package.sh [MAJOR...]   (default: every major; prints "ok - ..." lines)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 bash scripts/setup.sh "$@" >/dev/null || exit 1
 . scripts/lib/common.sh
+. scripts/lib/package.sh
 . scripts/lib/check.sh package
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+version=$(kb_version)
 mkdir -p dist target/logs
 for m in "${majors[@]}"; do
   CHECK_NAME="package pg$m"
   pgc=$(pg_config_for "$m") || exit 1
-  out="$KB_ROOT/target/package/pg$m" stage="$KB_ROOT/target/package/stage-pg$m"
-  pkg="$KB_ROOT/dist/keybench-$version-pg$m-linux-x86_64.tar.gz"
-  rm -rf "$out" "$stage"
+  pkg="$KB_ROOT/dist/$(tarball_name "$version" "$m")"
   echo "== PostgreSQL $m: cargo pgrx package"
-  if ! cargo pgrx package --pg-config "$pgc" --out-dir "$out" >"target/logs/package-pg$m.log" 2>&1; then
-    tail -20 "target/logs/package-pg$m.log"; not_ok build; continue
-  fi
-  # cargo pgrx package lays the files out under the build server's absolute directories.
-  mkdir -p "$stage/pkglibdir" "$stage/sharedir/extension"
-  cp "$out$("$pgc" --pkglibdir)/keybench.so" "$stage/pkglibdir/"
-  cp "$out$("$pgc" --sharedir)"/extension/keybench* "$stage/sharedir/extension/"
-  tar -czf "$pkg" -C "$stage" --owner=0 --group=0 ./pkglibdir ./sharedir
-  ok "$(basename "$pkg") ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
+  start=$SECONDS
+  package_make "$m" "$pgc" dist || { not_ok build; continue; }
+  ok "$(basename "$pkg") and $(deb_name "$version" "$m") in $((SECONDS - start)) s ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
+  bash scripts/tests/package-check.sh "$m" dist || failed=1
 
   # A fresh server of that major, without keybench, as a user's would be.
   server="$KB_ROOT/target/package/server-pg$m"
-  rm -rf "$server"; cp -a "$KB_ROOT/.pg/$m" "$server"
+  rm -rf "$server"; mkdir -p "$(dirname "$server")"; cp -a "$KB_ROOT/.pg/$m" "$server"
   rm -f "$server/lib/keybench.so" "$server/share/extension/keybench"*
   chmod -R a+rX "$server"
   (
