@@ -35,7 +35,8 @@ experiment-c-replay     57800   2        a primary, its standby
 read-side               58000   1
 distributed             58100   4        a Citus coordinator, 2 workers, the report server
 citus-cluster           58500   10       a Citus coordinator, up to 9 workers
-audit-sample            59500   1
+audit-sample            59900   1        scripts/tests/audit-sample.sh: pgbench and the audit sample
+curve                   60000   3        scripts/reports/curve.sh: the sweeps, under a memory cap, the report
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -258,7 +258,21 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         // CHECKPOINT (and waits for it), so that every cycle has the same rows on any machine.
         let every = p.checkpoint_every;
         if every > 0 && (before + n) / every > before / every && before + n < p.rows {
-            in_transaction(|| spi_run("CHECKPOINT", &[]))?;
+            // One CHECKPOINT at a time: a request made while another client's waits to start
+            // would be served by that same checkpoint (PostgreSQL merges pending requests).
+            while s
+                .checkpointing
+                .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                if h.stop_requested() {
+                    return Ok(());
+                }
+                wait_on_latch(1);
+            }
+            let done = in_transaction(|| spi_run("CHECKPOINT", &[]));
+            s.checkpointing.store(0, Ordering::Release);
+            done?;
             s.checkpoints_requested.fetch_add(1, Ordering::AcqRel);
         }
     }

@@ -43,6 +43,9 @@ pub struct LoadState {
     pub rows_done: AtomicI64,
     /// The CHECKPOINTs the loaders asked for (checkpoint_every).
     pub checkpoints_requested: AtomicI64,
+    /// 1 while a loader's CHECKPOINT runs: the next waits for it, so that two boundaries crossed
+    /// at once by two clients are two checkpoints, not one that serves both requests.
+    pub checkpointing: AtomicU32,
     /// The run's table, schema-qualified and quoted (written by worker 0 during set-up).
     pub table: [u8; 256],
     /// The tablespace the caller's session names in default_tablespace (empty: the database's),

@@ -1,0 +1,1 @@
+echo "report: $(psql -c "SELECT count(*) FROM curve_phase")"
