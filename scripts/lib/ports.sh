@@ -34,6 +34,7 @@ experiment-c-replay     57800   2        a primary, its standby
 read-side               58000   1
 distributed             58100   4        a Citus coordinator, 2 workers, the report server
 citus-cluster           58500   10       a Citus coordinator, up to 9 workers
+gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
