@@ -308,7 +308,7 @@ part_b() {
   for major in 17 18; do
     b_start "$major"
     say "" "### bigint's WAL against the payload width, PostgreSQL $(psql -c 'SHOW server_version')" "" "$(settings)."
-    section "Shape a (experiment A's table: id, customer_id, created_at, payload) and shape d (experiment D's: id, payload), one client, keys in the COPY data:" "CREATE TEMP TABLE w AS SELECT v.shape, v.width, c.run_id
+    section "Shape a (experiment A's table: id, customer_id, created_at, payload) and shape d (experiment D's: id, payload), one client, keys in the COPY data:" "CREATE TABLE w AS SELECT v.shape, v.width, c.run_id
 FROM (VALUES ('a', 0), ('a', 10), ('a', 30), ('a', 60), ('d', 0), ('d', 5), ('d', 10), ('d', 15), ('d', 20), ('d', 60)) v(shape, width),
      LATERAL keybench_compare(ARRAY['bigint'], $rows_b, method => 'copy_keys', payload_width => v.width, shape => v.shape) c;
 SELECT w.shape, w.width AS payload_width, r.lsn_delta, pg_size_pretty(r.lsn_delta) AS wal, round(r.lsn_delta::numeric / r.rows, 1) AS wal_bytes_per_row,
@@ -322,7 +322,7 @@ FROM w JOIN keybench.runs r USING (run_id) ORDER BY w.shape, w.width"
     local amin; amin=$(psql -c "SELECT pg_size_pretty(min(r.lsn_delta)) FROM w JOIN keybench.runs r USING (run_id) WHERE w.shape = 'a'")
     say "" "96 MB (100,663,296 bytes) lies between the measured widths of shape d: by linear interpolation between them, at a width of **$wm** (PostgreSQL $major). Shape a cannot reach it: its WAL is $amin at a width of 0, the two 8-byte columns (customer_id, created_at) and the wider heap tuple costing more than the study's whole row."
     [ "$major" = 17 ] && w17=$wm || w18=$wm
-    section "The seven keys at that width, shape d, through COPY with the keys in the data (as experiment B's calls in docs/results/EXPERIMENTS.md), ratios to bigint's:" "CREATE TEMP TABLE seven AS
+    section "The seven keys at that width, shape d, through COPY with the keys in the data (as experiment B's calls in docs/results/EXPERIMENTS.md), ratios to bigint's:" "CREATE TABLE seven AS
 SELECT c.run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], $rows_b, method => 'copy_keys', shape => 'd', payload_width => $wm) c
 UNION ALL
 SELECT c.run_id FROM (VALUES (10), (1000)) v(rate),
@@ -335,7 +335,7 @@ SELECT r.kind || CASE WHEN r.kind = 'uuidv7' THEN ' ' || r.ids_per_ms || '/ms ra
        r.avg_leaf_density AS density, r.leaf_fragmentation AS frag
 FROM r, b ORDER BY r.run_id"
     if [ "$major" = 18 ]; then
-      section "The same seven at keybench's defaults (shape a, width 60), this server, for the ratios beside them:" "CREATE TEMP TABLE seven60 AS
+      section "The same seven at keybench's defaults (shape a, width 60), this server, for the ratios beside them:" "CREATE TABLE seven60 AS
 SELECT c.run_id FROM keybench_compare(ARRAY['bigint', 'snowflake', 'uuidv4', 'ulid', 'nanoid', 'uuidv4_text'], $rows_b, method => 'copy_keys') c
 UNION ALL
 SELECT c.run_id FROM (VALUES (10), (1000)) v(rate), LATERAL keybench_compare(ARRAY['uuidv7'], $rows_b, method => 'copy_keys', ids_per_ms => v.rate, uuidv7_subms => 'random') c;
@@ -346,7 +346,7 @@ SELECT r.kind || CASE WHEN r.kind = 'uuidv7' THEN ' ' || r.ids_per_ms || '/ms ra
 FROM r, b ORDER BY r.run_id"
       say "" "### Snowflake's density: one counter, or one node and counter per client" "" \
         "Snowflake ids are (millisecond, node id, sequence). keybench's default: every client draws from one shared counter under one node id, so the ids of all clients are one ascending sequence. \`node_per_client => true\`: client i is node i with its own counter, so within a millisecond each node's ids form a run of their own, and several of them grow at once inside the index. 1M rows, shape a, $reps runs of each setting; \`keybench.max_workers = 16\`, \`max_worker_processes = 24\`."
-      section "Medians (and ranges) of pgstatindex's figures at the end of each load:" "CREATE TEMP TABLE sf AS
+      section "Medians (and ranges) of pgstatindex's figures at the end of each load:" "CREATE TABLE sf AS
 SELECT v.rep, v.method, v.clients, v.node_per_client, x.run_id
 FROM (SELECT * FROM generate_series(1, $reps) rep(rep), (VALUES ('copy_keys'), ('insert')) m(method), (VALUES (1), (2), (4), (8), (16)) c(clients),
              (VALUES (false), (true)) n(node_per_client)
@@ -376,10 +376,10 @@ FROM sf s JOIN keybench.runs r USING (run_id) GROUP BY s.method, s.clients, s.no
 # --- C ------------------------------------------------------------------------------------------
 part_c() {
   begin_part c
-  start gaps-c 2
+  start gaps-c 2 "max_locks_per_transaction=256" # one statement holds the locks of every partition it made
   say "## C. Partitioned lookups against the partition count and the plan mode" "" \
-    "The gap: \`keybench_partition_lookup(1000000, 12, 100000, 365)\` gave uuidv7 partitioned by id against uuidv4 partitioned by created_at at 2.7x (prepared) and 5x (simple); the study: 16x (41k against 2.6k lookups/s). The function (src/experiments/lookup.rs) builds the same 1M rows, created_at spread over 365 days, into three tables: uuidv7 range-partitioned on id into N equal time slices (so \`WHERE id = \$1\` prunes to one partition), uuidv4 range-partitioned on created_at into the same N slices (a lookup by id probes every partition's index), and uuidv4 in one table. It looks the same random rows up inside the backend, by SPI: **prepared** is one \`SPI_prepare\`d plan run for every key (the plan cache chooses custom or generic plans by \`plan_cache_mode\`, as \`pgbench -M prepared\`; one unmeasured pass first), **simple** is the query text with the key in it, parsed and planned every time (pgbench's default protocol). No client round trip is in either." "" "$(settings)."
-  section "The ratio against the partition count (plan_cache_mode auto; fewer lookups where a lookup probes hundreds of partitions):" "CREATE TEMP TABLE pl AS
+    "The gap: \`keybench_partition_lookup(1000000, 12, 100000, 365)\` gave uuidv7 partitioned by id against uuidv4 partitioned by created_at at 2.7x (prepared) and 5x (simple); the study: 16x (41k against 2.6k lookups/s). The function (src/experiments/lookup.rs) builds the same 1M rows, created_at spread over 365 days, into three tables: uuidv7 range-partitioned on id into N equal time slices (so \`WHERE id = \$1\` prunes to one partition), uuidv4 range-partitioned on created_at into the same N slices (a lookup by id probes every partition's index), and uuidv4 in one table. It looks the same random rows up inside the backend, by SPI: **prepared** is one \`SPI_prepare\`d plan run for every key (the plan cache chooses custom or generic plans by \`plan_cache_mode\`, as \`pgbench -M prepared\`; one unmeasured pass first), **simple** is the query text with the key in it, parsed and planned every time (pgbench's default protocol). No client round trip is in either." "" "$(settings); max_locks_per_transaction 256 (one statement below makes and drops thousands of partitions, and holds their locks to its end)."
+  section "The ratio against the partition count (plan_cache_mode auto; fewer lookups where a lookup probes hundreds of partitions):" "CREATE TABLE pl AS
 SELECT v.n AS call_n, 'auto'::text AS plan_cache_mode, p.* FROM (VALUES (12, 20000), (24, 20000), (52, 20000), (100, 10000), (365, 2000), (1000, 1000)) v(n, lookups),
      LATERAL keybench_partition_lookup($rows_c, v.n, v.lookups, 365) p;
 SELECT v7.partitions, v7.mode, v7.lookups, round(v7.lookups_per_sec) AS v7_by_id_per_s, round(v4.lookups_per_sec) AS v4_by_created_at_per_s,
@@ -388,23 +388,40 @@ SELECT v7.partitions, v7.mode, v7.lookups, round(v7.lookups_per_sec) AS v7_by_id
 FROM pl v7 JOIN pl v4 USING (plan_cache_mode, call_n, mode) JOIN pl np USING (plan_cache_mode, call_n, mode)
 WHERE v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%' AND np.layout LIKE '%not partitioned'
 ORDER BY v7.mode, v7.partitions"
-  # The partition counts at which the ratio crosses 16, by mode (log-linear between the measured
-  # counts), then measured there.
-  local cross; cross=$(psql -c "WITH r AS (SELECT v7.mode, v7.partitions AS n, v7.lookups_per_sec / v4.lookups_per_sec AS ratio FROM pl v7 JOIN pl v4 USING (plan_cache_mode, call_n, mode)
-      WHERE v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%')
-    SELECT string_agg(mode || ':' || round(exp(ln(a.n) + (ln(16) - ln(a.ratio)) * (ln(b.n) - ln(a.n)) / (ln(b.ratio) - ln(a.ratio)))), ' ' ORDER BY mode)
-    FROM r a JOIN LATERAL (SELECT * FROM r b WHERE b.mode = a.mode AND b.n > a.n ORDER BY b.n LIMIT 1) b ON true
-    WHERE a.ratio < 16 AND b.ratio >= 16")
-  local values; values=$(for m in $cross; do printf "('%s', %s), " "${m%%:*}" "${m#*:}"; done | sed 's/, $//')
-  if [ -n "$values" ]; then
-    say "" "Where the ratio crosses 16x, by log-linear interpolation between the measured counts: $(echo "$cross" | sed 's/:/ at /g; s/ \([a-z]\)/, \1/g') partitions. Measured there:"
-    section "" "CREATE TEMP TABLE at16 AS SELECT v.m, v.n, p.* FROM (VALUES $values) v(m, n), LATERAL keybench_partition_lookup($rows_c, v.n, 20000, 365) p;
-SELECT v7.partitions, v7.mode, round(v7.lookups_per_sec) AS v7_by_id_per_s, round(v4.lookups_per_sec) AS v4_by_created_at_per_s,
-       round((v7.lookups_per_sec / v4.lookups_per_sec)::numeric, 1) AS ratio
-FROM at16 v7 JOIN at16 v4 USING (m, n, mode)
-WHERE v7.mode = v7.m AND v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%' ORDER BY v7.mode"
+  # Where the ratio crosses 16, by mode: log-linear interpolation between the two measured counts
+  # that bracket it, measured there, and again (up to 3 times) until a measured ratio is within
+  # 10% of 16.
+  local m it n made=
+  for m in simple prepared; do
+    for it in 1 2 3; do
+      n=$(psql -c "WITH r AS (SELECT v7.partitions AS n, v7.lookups_per_sec / v4.lookups_per_sec AS ratio
+            FROM pl v7 JOIN pl v4 USING (plan_cache_mode, call_n, mode)
+            WHERE plan_cache_mode = 'auto' AND mode = '$m' AND v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%'),
+          pair AS (SELECT a.n AS an, a.ratio AS ar, b.n AS bn, b.ratio AS br FROM r a
+            JOIN LATERAL (SELECT * FROM r b WHERE b.n > a.n ORDER BY b.n LIMIT 1) b ON true
+            WHERE a.ratio < 16 AND b.ratio >= 16 ORDER BY a.n LIMIT 1),
+          next AS (SELECT round(exp(ln(an) + (ln(16) - ln(ar)) * (ln(bn) - ln(an)) / (ln(br) - ln(ar))))::int AS n FROM pair)
+        SELECT n FROM next WHERE NOT EXISTS (SELECT FROM r WHERE abs(r.ratio - 16) <= 1.6 OR r.n = next.n)")
+      [ -n "$n" ] || break
+      psql -q -c "INSERT INTO pl SELECT $n, 'auto', p.* FROM keybench_partition_lookup($rows_c, $n, 20000, 365) p" >/dev/null
+      made="$made $n"
+    done
+  done
+  if [ -n "$made" ]; then
+    say "" "Where the ratio crosses 16x: for each mode, the partition count log-linearly interpolated between the two measured counts that bracket 16x, measured there (\`INSERT INTO pl SELECT n, 'auto', p.* FROM keybench_partition_lookup($rows_c, n, 20000, 365) p\`), and again from the new point until a ratio is within 10% of 16 (at most 3 times per mode). The counts measured so:$made."
+    section "" "SELECT v7.partitions, v7.mode, round(v7.lookups_per_sec) AS v7_by_id_per_s, round(v4.lookups_per_sec) AS v4_by_created_at_per_s,
+       round((v7.lookups_per_sec / v4.lookups_per_sec)::numeric, 1) AS ratio, v4.buffers_per_lookup AS v4_buffers
+FROM pl v7 JOIN pl v4 USING (plan_cache_mode, call_n, mode)
+WHERE v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%' AND call_n IN ($(echo $made | tr ' ' ','))
+ORDER BY v7.mode, v7.partitions"
   fi
-  section "The prepared mode under each plan_cache_mode (simple is planned per query whatever the setting):" "CREATE TEMP TABLE pm (LIKE pl);
+  local near; near=$(psql -c "SELECT string_agg(format('%s: %sx at %s partitions (%s against %s lookups/s)', mode, round(ratio::numeric, 1), n, round(v7), round(v4)), '; ' ORDER BY mode) FROM (
+      SELECT DISTINCT ON (mode) mode, v7.partitions AS n, v7.lookups_per_sec AS v7, v4.lookups_per_sec AS v4, v7.lookups_per_sec / v4.lookups_per_sec AS ratio
+      FROM pl v7 JOIN pl v4 USING (plan_cache_mode, call_n, mode)
+      WHERE plan_cache_mode = 'auto' AND v7.layout LIKE 'uuidv7%' AND v4.layout LIKE 'uuidv4, partitioned%'
+      ORDER BY mode, abs(ln(v7.lookups_per_sec / v4.lookups_per_sec / 16))) x")
+  say "" "The measured points nearest 16x (plan_cache_mode auto), by mode: $near."
+  section "The prepared mode under each plan_cache_mode (simple is planned per query whatever the setting):" "CREATE TABLE pm (LIKE pl);
 SET plan_cache_mode = force_custom_plan;
 INSERT INTO pm SELECT v.n, 'force_custom_plan', p.* FROM (VALUES (12, 20000), (100, 10000)) v(n, lookups), LATERAL keybench_partition_lookup($rows_c, v.n, v.lookups, 365) p;
 SET plan_cache_mode = force_generic_plan;
