@@ -123,7 +123,7 @@ settings() { # the server's version and the settings the part's figures depend o
 # cutime) the children it has reaped, so that a delta over a run holds the run's workers.
 cluster_ticks() {
   local pm; pm=$(head -1 "target/clusters/$1/data/postmaster.pid")
-  cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$pm" '$1 == pm { s += $14 + $15 + $16 + $17 } $4 == pm { s += $14 + $15 } END { print s + 0 }'
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$pm" '$1 == pm { s += $14 + $15 + $16 + $17 } $4 == pm { s += $14 + $15 } END { print s + 0 }'
 }
 machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; } # busy: all but idle and iowait
 a_walinit="SELECT coalesce(sum(writes), 0) || ' ' || coalesce(sum(write_time + fsync_time), 0) FROM pg_stat_io WHERE object = 'wal' AND context = 'init'"
