@@ -37,6 +37,7 @@ distributed             58100   4        a Citus coordinator, 2 workers, the rep
 citus-cluster           58500   10       a Citus coordinator, up to 9 workers
 audit-sample            59900   1        scripts/tests/audit-sample.sh: pgbench and the audit sample
 curve                   60000   3        scripts/reports/curve.sh: the sweeps, under a memory cap, the report
+gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
