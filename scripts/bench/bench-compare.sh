@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# Generator cost of this tree against another commit, side by side in one run: both are built in
-# release mode into their own copy of PostgreSQL MAJOR, two throwaway servers run at once, and
-# keybench_generator_cost(CALLS, ROUNDS) alternates between them PAIRS times (the order flipping
-# each pair, so neither always runs on a warmer or quieter machine). Prints per generator the
-# median of both and the median of the per-pair ratios this/base (below 1: this tree is faster).
+# This tree against another commit, side by side in one run: both are built in release mode into
+# their own copy of PostgreSQL MAJOR, two throwaway servers run at once, and each measurement
+# alternates between them PAIRS times (the order flipping each pair, so neither always runs on a
+# warmer or quieter machine):
+# - keybench_generator_cost(CALLS, ROUNDS): ns per call of every generator;
+# - a load: keybench_run('uuidv7', LOAD_ROWS, clients => 2) and the same of uuidv4, ns per row;
+# - a read: keybench_read(run, 'point', ops => READ_OPS) of a uuidv7 table of LOAD_ROWS rows each
+#   server keeps for the purpose, ns per lookup (the inverse of ops/s).
+# Prints per measurement the median of both and the median of the per-pair ratios this/base
+# (below 1: this tree is faster), with the smallest and largest ratio.
 # Usage: scripts/bench/bench-compare.sh BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]
-#        (defaults: 1000000 3 5 18; e.g. scripts/bench/bench-compare.sh a8d114a)
+#        (defaults: 1000000 3 5 18; LOAD_ROWS=500000 and READ_OPS=200000 in the environment;
+#        e.g. scripts/bench/bench-compare.sh a8d114a)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=$(git rev-parse --verify "${1:?usage: $0 BASE_COMMIT [CALLS] [ROUNDS] [PAIRS] [MAJOR]}^{commit}")
 calls=${2:-1000000} rounds=${3:-3} pairs=${4:-5} v=${5:-18}
+load_rows=${LOAD_ROWS:-500000} read_ops=${READ_OPS:-200000}
 bash scripts/setup.sh
 . scripts/lib/common.sh
 work="$KB_ROOT/target/bench-compare-pg$v"
@@ -41,6 +48,11 @@ sock_head="$PGHOST -p $PGPORT"
 q() { psql -h $1 -c "$2"; }
 for s in "$sock_head" "$sock_base"; do q "$s" "CREATE EXTENSION keybench" >/dev/null; done
 q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)" >/dev/null
+# The table each server's reads look up: a kept uuidv7 run.
+for side in head base; do
+  sock=sock_$side
+  q "${!sock}" "SELECT run_id FROM keybench_run('uuidv7', $load_rows, clients => 2, keep => true)" > "$work/read-run-$side"
+done
 for ((i = 1; i <= pairs; i++)); do
   if ((i % 2)); then order="head base"; else order="base head"; fi
   for side in $order; do
@@ -49,8 +61,22 @@ for ((i = 1; i <= pairs; i++)); do
                   FROM keybench_generator_cost($calls, $rounds)" | paste -sd, \
       | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
   done
+  for kind in uuidv7 uuidv4; do
+    for side in $order; do
+      sock=sock_$side
+      q "${!sock}" "SELECT format('(%s, %L, %L, %L, %s, NULL)', $i, '$side', 'keybench_run $kind, $load_rows rows, 2 clients', 'load (ns per row)',
+                    elapsed_ms * 1e6 / rows) FROM keybench.runs WHERE run_id = (SELECT run_id FROM keybench_run('$kind', $load_rows, clients => 2))" \
+        | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
+    done
+  done
+  for side in $order; do
+    sock=sock_$side
+    q "${!sock}" "SELECT format('(%s, %L, %L, %L, %s, NULL)', $i, '$side', 'keybench_read point, $read_ops ops', 'read (ns per lookup)',
+                  1e9 / ops_per_sec) FROM keybench_read($(cat "$work/read-run-$side"), 'point', ops => $read_ops)" \
+      | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
+  done
 done
-echo "-- PostgreSQL $(q "$sock_head" "SHOW server_version"), $calls calls x $rounds rounds per measurement, $pairs alternating pairs"
+echo "-- PostgreSQL $(q "$sock_head" "SHOW server_version"), $calls calls x $rounds rounds per generator measurement, loads of $load_rows rows, reads of $read_ops lookups, $pairs alternating pairs"
 "$PGBIN/psql" -X -q -h $sock_head <<'SQL'
 \pset footer off
 SELECT h.generator, h.provider,

@@ -95,16 +95,17 @@ if [ -z "${REPORT_ONLY:-}" ]; then
       for m in single insert; do
         phase "single-$m" "$(record "method-$m" "keybench_compare($kinds, $((rows / 10)), batch_size => $bs_small, clients => 2, shape => 'c', method => '$m', checkpoint_first => true, checkpoint_every => $((rows / 100)))")"
       done ;;
-    capped) # the study's memory cap, at single's size and R: shared_buffers 32 MB in a 192 MB cgroup
-      # (the table and its indexes outgrow both), against single's batches without a cap
+    capped) # the study's memory cap at the study's spacing: shared_buffers 32 MB in a 192 MB cgroup
+      # (the table and its indexes outgrow both), against the sweep's uncapped point of that spacing
       KB_MEMORY_CAP_MB=192 restart shared_buffers=32MB
-      phase capped "$(record capped "keybench_compare($kinds, $((rows / 10)), batch_size => $bs_small, clients => 2, shape => 'c', checkpoint_first => true, checkpoint_every => $((rows / 100)))")"
+      phase capped "$(record capped "keybench_compare($kinds, $rows, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true, checkpoint_every => $study)")"
       psql -c "INSERT INTO curve_timing VALUES ('capped-peak-mb', $(( $(cat /sys/fs/cgroup/memory/keybench-curve/memory.max_usage_in_bytes) / 1048576 )))" >/dev/null
       restart ;;
     maxwal) # the checkpoints from max_wal_size alone: each kind's own WAL sets its R
+      # (64 MB at 1M rows, as tried by hand in issue 27; 1 GB at ROWS)
       restart max_wal_size=64MB
       for sh in a c; do
-        phase "maxwal-64MB-$sh" "$(record "maxwal-64MB" "keybench_compare($kinds, $((rows / 10)), batch_size => $bs, clients => 2, shape => '$sh', checkpoint_first => true)")"
+        phase "maxwal-64MB-$sh" "$(record "maxwal-64MB" "keybench_compare($kinds, 1000000, batch_size => $bs, clients => 2, shape => '$sh', checkpoint_first => true)")"
       done
       restart max_wal_size=1GB
       for sh in a c; do
@@ -112,8 +113,9 @@ if [ -z "${REPORT_ONLY:-}" ]; then
       done
       restart ;;
     timeout) # the checkpoints from checkpoint_timeout alone: R is each kind's rate times the interval
+      # (at TIMEOUT_ROWS, default 10M: a load of a few 30 s intervals)
       restart checkpoint_timeout=30s
-      phase timeout-30s "$(record "timeout-30s" "keybench_compare($kinds, $rows, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true)")"
+      phase timeout-30s "$(record "timeout-30s" "keybench_compare($kinds, ${TIMEOUT_ROWS:-10000000}, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true)")"
       restart ;;
     *) echo "curve.sh: no phase $p (sweep scale users lz4 single capped maxwal timeout)" >&2; exit 2 ;;
     esac
