@@ -13,6 +13,7 @@ bench                   54400   1
 bench-10m               54500   1
 bench-100m              54600   1
 bench-compare           54700   2        this tree, the base commit
+bench-audit             54800   1        scripts/bench/bench-audit-sample.sh
 bench-density           54900   1
 bench-read              55000   1
 bench-run               55100   1

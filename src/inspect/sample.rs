@@ -262,6 +262,73 @@ mod sql {
         }
     }
 
+    /// [`read_wal`] in a subtransaction of its own: an ERROR inside (a WAL segment a checkpoint
+    /// removed before it was read, 58P01) is caught and returned, the subtransaction rolled back,
+    /// and the sample goes on; `acc` is only added to once the read has succeeded.
+    fn read_wal_caught(
+        reader: &WalReader,
+        from: &str,
+        to: &str,
+        acc: &mut HashMap<(u32, u32), RelWal>,
+    ) -> Result<(), crate::workers::xact::Failure> {
+        use std::panic::AssertUnwindSafe;
+        // SAFETY: the caller is a backend inside a transaction (the audit's statement); the
+        // subtransaction begun here is released or rolled back below, on both paths, and the
+        // memory context and resource owner of the caller put back, as PL/pgSQL's exception
+        // blocks do.
+        let (cxt, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
+        unsafe { pg_sys::BeginInternalSubTransaction(std::ptr::null()) };
+        PgTryBuilder::new(AssertUnwindSafe(|| {
+            let mut got = HashMap::new();
+            read_wal(reader, from, to, &mut got);
+            // SAFETY: the subtransaction begun above, which succeeded.
+            unsafe {
+                pg_sys::ReleaseCurrentSubTransaction();
+                pg_sys::MemoryContextSwitchTo(cxt);
+                pg_sys::CurrentResourceOwner = owner;
+            }
+            Ok(got)
+        }))
+        .catch_others(|e| {
+            // SAFETY: the subtransaction begun above, which failed.
+            unsafe {
+                pg_sys::RollbackAndReleaseCurrentSubTransaction();
+                pg_sys::MemoryContextSwitchTo(cxt);
+                pg_sys::CurrentResourceOwner = owner;
+            }
+            Err(crate::workers::xact::caught(&e))
+        })
+        .execute()
+        .map(|got| {
+            for (k, w) in got {
+                *acc.entry(k).or_default() += w;
+            }
+        })
+    }
+
+    /// Read the WAL from `from` to `to` into `acc`; where a checkpoint removed some of it before
+    /// it could be read, count its bytes in `missed` and go on. Any other ERROR is raised again.
+    fn read_or_miss(
+        reader: &WalReader,
+        from: &str,
+        to: &str,
+        n: i64,
+        acc: &mut HashMap<(u32, u32), RelWal>,
+        missed: &mut i64,
+    ) {
+        if let Err(f) = read_wal_caught(reader, from, to, acc) {
+            if f.sqlstate == PgSqlErrorCode::ERRCODE_UNDEFINED_FILE as isize as i32 {
+                *missed += n;
+            } else {
+                pgrx::ereport!(
+                    ERROR,
+                    pgrx::PgSqlErrorCode::from(f.sqlstate),
+                    format!("keybench_audit: reading the window's WAL: {}", f.message)
+                );
+            }
+        }
+    }
+
     /// Every table's inserted rows and blocks read (its heap, indexes and TOAST), now.
     fn table_counts() -> HashMap<pg_sys::Oid, Counts> {
         rows::<(Option<pg_sys::Oid>, Option<i64>, Option<i64>)>(
@@ -345,6 +412,7 @@ mod sql {
         let before = table_counts();
         let mut acc: HashMap<(u32, u32), RelWal> = HashMap::new();
         let mut read_bytes = 0i64;
+        let mut missed = 0i64;
         let mut read_ns = 0u128;
         let t0 = std::time::Instant::now();
         let mut cut = false;
@@ -360,7 +428,7 @@ mod sql {
                 let n = lsn_diff(&to, &read_from);
                 if n > 0 {
                     let r0 = std::time::Instant::now();
-                    read_wal(&reader, &read_from, &to, &mut acc);
+                    read_or_miss(&reader, &read_from, &to, n, &mut acc, &mut missed);
                     read_ns += r0.elapsed().as_nanos();
                     read_bytes += n;
                     read_from = to;
@@ -377,7 +445,7 @@ mod sql {
             let n = lsn_diff(&to, &read_from);
             if n > 0 {
                 let r0 = std::time::Instant::now();
-                read_wal(&reader, &read_from, &to, &mut acc);
+                read_or_miss(&reader, &read_from, &to, n, &mut acc, &mut missed);
                 read_ns += r0.elapsed().as_nanos();
                 read_bytes += n;
             }
@@ -420,10 +488,18 @@ mod sql {
                     WalReader::Blocks(_) => "pg_walinspect's pg_get_wal_block_info, per block",
                     _ => "pg_walinspect's pg_get_wal_records_info, its block references parsed (a record's image bytes shared evenly when it has several images)",
                 };
+                let lost = if missed > 0 {
+                    format!(
+                        "; {} of it had been removed by a checkpoint before the sample could read it (58P01), so the WAL figures cover the rest",
+                        crate::pg::present::size_pretty(missed)
+                    )
+                } else {
+                    String::new()
+                };
                 (
                     Some(by_rel),
                     format!(
-                        "WAL: {how}, over {} of the window's WAL, read in {:.2} s",
+                        "WAL: {how}, over {} of the window's WAL, read in {:.2} s{lost}",
                         crate::pg::present::size_pretty(read_bytes),
                         read_ns as f64 / 1e9
                     ),
