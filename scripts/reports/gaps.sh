@@ -12,19 +12,22 @@
 #   c  experiment C's partitioned lookups against the partition count and the plan mode
 #   d  experiment D: what shared_buffers holds (pg_buffercache) when the index's reads start, the
 #      study's plain INSERTs and keybench_run's load
-# Usage: scripts/reports/gaps.sh [a] [b] [c] [d]   (default: all four, in that order)
+#   e  experiment C's clocks up to 60 s apart: which model of the skew (an offset per client, per
+#      transaction, per id) gives the study's density and out-of-order leaves
+# Usage: scripts/reports/gaps.sh [a] [b] [c] [d] [e]   (default: all five, in that order)
 # A part replaces only its own section of docs/results/GAPS.md, so that one can be rerun alone.
 # Environment: GAPS_ROWS_A (10000000 rows per run), GAPS_CLIENTS_A ("1 2 4"), GAPS_REPEATS (3:
 # blocks of A, Snowflake repeats of B), GAPS_ROWS_B (1000000), GAPS_ROWS_C (1000000), GAPS_BATCHES_D
-# (50 batches of 100,000 rows); smaller sizes only to try the script out.
+# (50 batches of 100,000 rows), GAPS_ROWS_E (200000); smaller sizes only to try the script out.
 set -Eeuo pipefail
 cd "$(dirname "$0")/../.."
-parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(a b c d)
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(a b c d e)
 for p in "${parts[@]}"; do
-  case $p in a | b | c | d) ;; *) echo "usage: $0 [a] [b] [c] [d]" >&2; exit 2 ;; esac
+  case $p in a | b | c | d | e) ;; *) echo "usage: $0 [a] [b] [c] [d] [e]" >&2; exit 2 ;; esac
 done
 rows_a=${GAPS_ROWS_A:-10000000} clients_a=${GAPS_CLIENTS_A:-1 2 4} reps=${GAPS_REPEATS:-3}
 rows_b=${GAPS_ROWS_B:-1000000} rows_c=${GAPS_ROWS_C:-1000000} batches_d=${GAPS_BATCHES_D:-50}
+rows_e=${GAPS_ROWS_E:-200000}
 bash scripts/setup.sh
 . scripts/lib/common.sh
 trap cluster_stop_all EXIT
@@ -66,6 +69,10 @@ line says otherwise (the machine's load, from /proc, is the operating system's).
 <!-- part d -->
 ## D. (not run yet: `scripts/reports/gaps.sh d`)
 <!-- end of part d -->
+
+<!-- part e -->
+## E. (not run yet: `scripts/reports/gaps.sh e`)
+<!-- end of part e -->
 DOC
 }
 # splice PART: the part's fragment ($frag) replaces its section of $out; the timings block is
@@ -574,6 +581,32 @@ UNION ALL SELECT 1, c.* FROM keybench_cliff($run_id, 1) c"
     "- The reads start before the index alone fills shared_buffers because the index is not alone in it: the heap's newest pages (the batch being inserted, dirty until written out) and everything else take their share, and the clock sweep evicts index leaves once the index and that share together pass 128 MB."
   cluster_stop_all
   end_part d "experiment D"
+}
+
+# --- E ------------------------------------------------------------------------------------------
+part_e() {
+  begin_part e
+  say "## E. Experiment C's clocks: which skew gives the study's density" "" \
+    "The gap: the study's clients, whose clocks differed by up to ±60 s, left a uuidv7 index 69% full with 45% of its leaves out of order. keybench's \`clock_skew_ms\` gave each client a fixed offset (\`skew_model => 'client'\`): a few ordered insertion points, 57.3% full and 0.33% out of order (docs/results/EXPERIMENTS.md). Which skew gives the study's figures? Three models, each at ±60 s: \`client\` (each client's clock a fixed offset, spread evenly over -60..+60 s), \`transaction\` (a new offset within ±60 s for each transaction), \`id\` (a new one for each id); the study's pgbench clients committed every row, so there a transaction is an id. Out of order is pgstatindex's leaf_fragmentation (keybench_density's)."
+  start gaps-e 0 "max_worker_processes=24" "keybench.max_workers=20" "synchronous_commit=off"
+  say "" "$(settings), max_worker_processes 24 (synchronous_commit off: it changes the time, not the index). uuidv7 at $rows_e rows, 4 and 16 clients (the study's 16), single-row transactions (the study's) and 1,000-row batches:"
+  section "" "CREATE TABLE skew AS SELECT v.model, v.clients, v.method, c.run_id
+FROM (VALUES ('none', 4, 'single'), ('client', 4, 'single'), ('transaction', 4, 'single'), ('id', 4, 'single'),
+             ('none', 16, 'single'), ('client', 16, 'single'), ('transaction', 16, 'single'), ('id', 16, 'single'),
+             ('client', 16, 'insert'), ('transaction', 16, 'insert'), ('id', 16, 'insert')) v(model, clients, method),
+     LATERAL keybench_compare(ARRAY['uuidv7'], $rows_e, clients => v.clients, method => v.method,
+                              clock_skew_ms => CASE WHEN v.model = 'none' THEN 0 ELSE 60000 END,
+                              skew_model => CASE WHEN v.model = 'none' THEN NULL ELSE v.model END) c;
+SELECT s.model AS skew_model, s.clients, s.method, round(r.avg_leaf_density::numeric, 1) AS density,
+       round(r.leaf_fragmentation::numeric, 1) AS out_of_order_pct, pg_size_pretty(r.index_bytes) AS pk_index
+FROM skew s JOIN keybench.run_figures r USING (run_id) ORDER BY s.method DESC, s.clients, r.run_id"
+  local one; one=$(psql -c "SELECT string_agg(s.model || ' ' || round(r.avg_leaf_density::numeric, 1) || '% full, ' || round(r.leaf_fragmentation::numeric, 1) || '% out of order', '; ' ORDER BY r.run_id)
+    FROM skew s JOIN keybench.run_figures r USING (run_id) WHERE s.clients = 16 AND s.method = 'single'")
+  say "" "### What it shows" "" \
+    "- 16 clients, single-row transactions: $one; the study: 69% full, 45% out of order." \
+    "- A fixed offset per client makes a few ordered insertion points (one per client), each appending at its own place: the leaves behind each point split 50/50 when the next point's keys arrive, but stay in order. An offset drawn per transaction (or per id) puts each new key anywhere in a 120 s window of the index, a random key within a moving window: it splits as a random key does (65-67% full, about half the leaves out of order here), near the study's 69% and 45%. With 1,000-row batches an offset per transaction keeps each batch in order (53.4% full, 10.1% out of order at 16 clients), so the study's figures need the offset to change with every row: its single-row transactions, or clocks that wander id by id. A constant offset per client gives neither."
+  cluster_stop_all
+  end_part e "experiment C's clock skew"
 }
 
 for p in "${parts[@]}"; do "part_$p"; done
