@@ -7,14 +7,15 @@
 # user_id spread. All on one throwaway PostgreSQL 18 cluster, kept under target/clusters/curve
 # between the phases (restarted with each phase's settings), so that every run stays in one
 # keybench.runs for the report. Writes docs/results/CURVE.md and its charts (override with OUT=...).
-# Usage: scripts/reports/curve.sh [ROWS] [PHASES]   (defaults: 10000000 and every phase:
+# Usage: scripts/reports/curve.sh [ROWS] [PHASES]   (defaults: 2000000 and every phase:
 #        "sweep scale users lz4 single capped maxwal timeout"; REPORT_ONLY=1 rewrites the report
 #        from the kept cluster's runs, KEEP=1 keeps the runs of earlier phases instead of starting
 #        a fresh cluster)
-# Time here: about 80 minutes at 10M rows (2 cores, local disk); the report prints each phase's.
+# Time here: about 50 minutes at 2M rows (2 cores, local disk, other work beside it), most of it
+# the smallest spacings' 20,000 checkpoints a load; the report prints each phase's.
 set -Eeuo pipefail
 cd "$(dirname "$0")/../.."
-rows=${1:-10000000}
+rows=${1:-2000000}
 phases=${2:-sweep scale users lz4 single capped maxwal timeout}
 out=${OUT:-docs/results/CURVE.md}
 bash scripts/setup.sh >/dev/null
@@ -74,7 +75,8 @@ if [ -z "${REPORT_ONLY:-}" ]; then
     case $p in
     sweep) # the curve: three kinds, shapes a and c, R from L/100 to 20 L (and 6x the study's spacing in c)
       for sh in a c; do
-        pts=$(points_for "$rows"); [ $sh = c ] && pts="$pts $((study * 6))"
+        # shape c also at 6x the two widest spacings (the study's 5 to 30 minutes, from either)
+        pts=$(points_for "$rows"); [ $sh = c ] && pts="$pts $(( $(points_for "$rows" | tail -2 | head -1) * 6 )) $((study * 6))"
         for e in $pts; do
           phase "sweep-$sh-$e" "$(record "sweep-$sh" "keybench_curve($kinds, $rows, checkpoint_every => ARRAY[$e]::bigint[], shape => '$sh', clients => 2, batch_size => $bs)")"
         done
@@ -87,9 +89,11 @@ if [ -z "${REPORT_ONLY:-}" ]; then
       for u in 1000 1000000; do
         phase "users-$u" "$(record users "keybench_compare($kinds, $rows, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true, checkpoint_every => $study, users => $u)")"
       done ;;
-    lz4) # wal_compression = lz4 at the study's spacing (the same spacing as the sweep's point)
+    lz4) # wal_compression = lz4 at the study's spacing and at R = L (the same spacings as the sweep's points)
       psql -c "ALTER SYSTEM SET wal_compression = 'lz4'" -c "SELECT pg_reload_conf()" >/dev/null
-      phase lz4 "$(record lz4 "keybench_compare($kinds, $rows, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true, checkpoint_every => $study)")"
+      for e in $study $(points_for "$rows" | sed -n 5p); do
+        phase "lz4-$e" "$(record lz4 "keybench_compare($kinds, $rows, batch_size => $bs, clients => 2, shape => 'c', checkpoint_first => true, checkpoint_every => $e)")"
+      done
       psql -c "ALTER SYSTEM RESET wal_compression" -c "SELECT pg_reload_conf()" >/dev/null ;;
     single) # single-row transactions against batches, at one R (a tenth of the rows again)
       for m in single insert; do
