@@ -216,7 +216,9 @@ mod sql {
             &[ids.clone().into(), shape.into()],
         );
         // The model's lines, 40 points over the sweep's range of R/L for each kind.
-        let lines: Vec<(Option<String>, Option<f64>, Option<f64>, Option<f64>)> = spi_rows(
+        // (kind, R/L, images per row and WAL per row, modelled)
+        type Line = (Option<String>, Option<f64>, Option<f64>, Option<f64>);
+        let lines: Vec<Line> = spi_rows(
             "SELECT kind, x, model_fpi_per_row, model_wal_per_row FROM keybench_curve_lines($1, $2, 40)
              ORDER BY kind, x",
             &[ids.into(), shape.into()],
