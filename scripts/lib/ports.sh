@@ -13,7 +13,6 @@ bench                   54400   1
 bench-10m               54500   1
 bench-100m              54600   1
 bench-compare           54700   2        this tree, the base commit
-bench-audit             54800   1        scripts/bench/bench-audit-sample.sh
 bench-density           54900   1
 bench-read              55000   1
 bench-run               55100   1
@@ -38,7 +37,8 @@ distributed             58100   4        a Citus coordinator, 2 workers, the rep
 citus-cluster           58500   10       a Citus coordinator, up to 9 workers
 audit-sample            59900   1        scripts/tests/audit-sample.sh: pgbench and the audit sample
 curve                   60000   3        scripts/reports/curve.sh: the sweeps, under a memory cap, the report
-gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D
+gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D, E
+bench-audit             60300   1        scripts/bench/bench-audit-sample.sh
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
