@@ -64,8 +64,11 @@ for ((i = 1; i <= pairs; i++)); do
   for kind in uuidv7 uuidv4; do
     for side in $order; do
       sock=sock_$side
+      # The run's figures in a statement after the one that ran it (its workers commit them in
+      # their own transactions, which the calling statement's snapshot does not see).
+      run=$(q "${!sock}" "SELECT run_id FROM keybench_run('$kind', $load_rows, clients => 2)")
       q "${!sock}" "SELECT format('(%s, %L, %L, %L, %s, NULL)', $i, '$side', 'keybench_run $kind, $load_rows rows, 2 clients', 'load (ns per row)',
-                    elapsed_ms * 1e6 / rows) FROM keybench.runs WHERE run_id = (SELECT run_id FROM keybench_run('$kind', $load_rows, clients => 2))" \
+                    elapsed_ms * 1e6 / rows) FROM keybench.runs WHERE run_id = $run" \
         | { read -r rows; q "$sock_head" "INSERT INTO compare VALUES $rows" >/dev/null; }
     done
   done
