@@ -523,14 +523,14 @@ AS 'MODULE_PATHNAME', 'keybench_curve_model_wrapper';
 
 -- keybench_curve_rows_at_wal: new.
 CREATE  FUNCTION "keybench_curve_rows_at_wal"(
-	"cycle_bytes" double precision, /* f64 */
-	"base" double precision, /* f64 */
-	"image" double precision, /* f64 */
-	"random_leaves" double precision[], /* Vec < Option < f64 > > */
-	"append_points" double precision, /* f64 */
-	"rows" bigint /* i64 */
+	"cycle_bytes" double precision, /* Option < f64 > */
+	"base" double precision, /* Option < f64 > */
+	"image" double precision, /* Option < f64 > */
+	"random_leaves" double precision[], /* :: std :: option :: Option < Vec < Option < f64 > > > */
+	"append_points" double precision, /* Option < f64 > */
+	"rows" bigint /* Option < i64 > */
 ) RETURNS bigint /* Option < i64 > */
-IMMUTABLE STRICT PARALLEL SAFE
+IMMUTABLE PARALLEL SAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_curve_rows_at_wal_wrapper';
 
