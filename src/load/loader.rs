@@ -83,39 +83,27 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
     let lock_key = h.lock_key;
     let tablespace = s.tablespace();
     let (run_id, index_oid, table) = in_transaction(|| {
+        // The run's settings by column name (RunRecord), and the server's settings beside them.
+        let record = serde_json::to_value(p.record(lock_key)).expect("a run record serializes");
+        let columns = record
+            .as_object()
+            .expect("a run record is an object")
+            .keys()
+            .map(pgrx::spi::quote_identifier)
+            .collect::<Vec<_>>()
+            .join(", ");
         let run_id: i64 = spi_one(
-            "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
-                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, lock_key, server_version, shared_buffers,
-                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit,
-                checkpoint_every, users, node_per_client, identity_cache, skew_model)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, current_setting('server_version'),
-                current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
-                current_setting('max_wal_size'), current_setting('full_page_writes'),
-                current_setting('wal_compression'), current_setting('data_checksums'),
-                current_setting('synchronous_commit'), nullif($15, 0), CASE WHEN $6 <> 'd' THEN $16 END, $17,
-                CASE WHEN $1 = 'bigint' THEN $18 END, $19)
-             RETURNING run_id",
-            &[
-                kind.name().into(),
-                p.rows.into(),
-                p.batch_size.into(),
-                p.clients.into(),
-                p.payload_width.into(),
-                p.shape().name().into(),
-                p.method().name().into(),
-                p.fillfactor.into(),
-                p.checkpoint_first.into(),
-                p.keep.into(),
-                p.ids_per_ms.into(),
-                (if p.subms_random { "random" } else { "counter" }).into(),
-                p.clock_skew_ms.into(),
-                lock_key.into(),
-                p.checkpoint_every.into(),
-                p.users.into(),
-                p.node_per_client.into(),
-                p.identity_cache.into(),
-                p.skew_model().name().into(),
-            ],
+            &format!(
+                "INSERT INTO keybench.runs ({columns}, server_version, shared_buffers, checkpoint_timeout,
+                    max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
+                 SELECT {columns}, current_setting('server_version'), current_setting('shared_buffers'),
+                    current_setting('checkpoint_timeout'), current_setting('max_wal_size'),
+                    current_setting('full_page_writes'), current_setting('wal_compression'),
+                    current_setting('data_checksums'), current_setting('synchronous_commit')
+                 FROM jsonb_populate_record(NULL::keybench.runs, $1)
+                 RETURNING run_id"
+            ),
+            &[pgrx::JsonB(record).into()],
         )
         .expect("INSERT ... RETURNING gives a row");
         let (table, index) = run_table_names(run_id, kind);

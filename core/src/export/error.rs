@@ -2,8 +2,7 @@
 //! with it, its SQLSTATE and hint.
 
 use super::format::{FORMAT, VERSION};
-use crate::pg::error::SqlError;
-use pgrx::PgSqlErrorCode;
+use crate::sqlstate::{SqlError, SqlState};
 
 /// What keybench_export or keybench_import refuses.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,13 +33,12 @@ fn path_prefix(path: &str) -> String {
 }
 
 impl SqlError for ExportError {
-    fn sqlstate(&self) -> PgSqlErrorCode {
-        use PgSqlErrorCode::*;
+    fn sqlstate(&self) -> SqlState {
         match self {
-            ExportError::UnknownRun(_) => ERRCODE_UNDEFINED_OBJECT,
-            ExportError::StillRunning(_) => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            ExportError::Input { .. } => ERRCODE_INVALID_PARAMETER_VALUE,
-            ExportError::Schema(..) => ERRCODE_INTERNAL_ERROR,
+            ExportError::UnknownRun(_) => SqlState::UndefinedObject,
+            ExportError::StillRunning(_) => SqlState::ObjectNotInPrerequisiteState,
+            ExportError::Input { .. } => SqlState::InvalidParameterValue,
+            ExportError::Schema(..) => SqlState::InternalError,
         }
     }
     fn detail(&self) -> Option<String> {

@@ -300,7 +300,7 @@ fn of_runs<T, K: std::hash::Hash + Eq>(
 #[cfg(test)]
 mod unit_tests {
     use super::*;
-    use crate::pg::error::SqlError;
+    use crate::sqlstate::SqlError;
 
     #[test]
     fn errors_name_the_field() {

@@ -53,14 +53,14 @@ pub fn quantile(counts: &[u64], q: f64) -> Option<f64> {
 }
 
 /// The non-empty buckets of the histogram, as JSON: {"<bucket's middle, ns>": count, ...}.
-pub fn histogram_json(counts: &[u64]) -> pgrx::JsonB {
+pub fn histogram_json(counts: &[u64]) -> serde_json::Value {
     let m: serde_json::Map<String, serde_json::Value> = counts
         .iter()
         .enumerate()
         .filter(|(_, &c)| c > 0)
         .map(|(b, &c)| (format!("{}", bucket_value(b).round() as i64), c.into()))
         .collect();
-    pgrx::JsonB(serde_json::Value::Object(m))
+    serde_json::Value::Object(m)
 }
 
 #[cfg(test)]
