@@ -4,7 +4,6 @@
 //! ([`crate::kind::Kind::colour`]); the cost curve's charts ([`super::curve`]) add points and a
 //! logarithmic x axis.
 
-use crate::pg::spi::OrError;
 pub use keybench_core::experiments::chart::*;
 
 /// The SQL function.
@@ -65,58 +64,56 @@ mod sql {
         ];
         let mut per = 1;
         for id in run_ids {
-            let rows = Spi::connect(|client| {
-                let found = client.select(
-                    "SELECT kind FROM keybench.runs WHERE run_id = $1",
-                    Some(1),
-                    &[id.into()],
-                )?;
-                let kind = if found.is_empty() {
-                    None
-                } else {
-                    found.first().get_one::<String>()?
-                };
-                let mut pts: Vec<[f64; 5]> = Vec::new();
-                for r in client.select(
-                    "SELECT (rows_before + rows)::float8, elapsed_ms, index_blks_read::float8,
-                            coalesce(index_blks_hit::float8 / nullif(index_blks_hit + index_blks_read, 0), 1),
-                            wal_bytes / 1048576.0::float8
-                     FROM keybench.batches WHERE run_id = $1 ORDER BY batch",
-                    None,
-                    &[id.into()],
-                )? {
-                    let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
-                    pts.push([g(1)?, g(2)?, g(3)?, g(4)?, g(5)?]);
-                }
-                // The readers' lookups during the load, if it had readers: the slowest reader's
-                // p99 per batch.
-                let mut reads: Vec<(f64, f64)> = Vec::new();
-                for r in client.select(
-                    "SELECT (b.rows_before + b.rows)::float8, max(r.p99_us)
-                     FROM keybench.run_reads r JOIN keybench.batches b USING (run_id, batch)
-                     WHERE r.run_id = $1 GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
-                    None,
-                    &[id.into()],
-                )? {
-                    let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
-                    reads.push((g(1)?, g(2)?));
-                }
-                // The streaming standbys' replay lag per batch, if the run's server had any.
-                let mut lag: Vec<(f64, f64)> = Vec::new();
-                for r in client.select(
-                    "SELECT (b.rows_before + b.rows)::float8, max(l.replay_lag_bytes) / 1048576.0::float8
-                     FROM keybench.batch_standby_lag l JOIN keybench.batches b USING (run_id, batch)
-                     WHERE l.run_id = $1 AND l.replay_lag_bytes IS NOT NULL
-                     GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
-                    None,
-                    &[id.into()],
-                )? {
-                    let g = |i: usize| r.get::<f64>(i).map(|v| v.unwrap_or(0.0));
-                    lag.push((g(1)?, g(2)?));
-                }
-                Ok::<_, pgrx::spi::Error>((kind, pts, reads, lag))
-            });
-            let (kind, pts, reads, lag) = rows.or_error("keybench_chart");
+            /// A batch: rows loaded at its end, its milliseconds, index blocks read, index hit
+            /// ratio and WAL in MB.
+            #[derive(serde::Deserialize)]
+            struct Batch {
+                rows: f64,
+                ms: f64,
+                reads: f64,
+                hit_ratio: f64,
+                wal_mb: f64,
+            }
+            /// A figure per batch: rows loaded at its end, and the figure.
+            #[derive(serde::Deserialize)]
+            struct At {
+                rows: f64,
+                y: Option<f64>,
+            }
+            let kind: Option<String> = crate::pg::spi::one(
+                "SELECT kind FROM keybench.runs WHERE run_id = $1",
+                &[id.into()],
+            );
+            let pts: Vec<[f64; 5]> = crate::pg::spi::rows::<Batch>(
+                "SELECT (rows_before + rows)::float8 AS rows, elapsed_ms AS ms, index_blks_read::float8 AS reads,
+                        coalesce(index_blks_hit::float8 / nullif(index_blks_hit + index_blks_read, 0), 1) AS hit_ratio,
+                        wal_bytes / 1048576.0::float8 AS wal_mb
+                 FROM keybench.batches WHERE run_id = $1 ORDER BY batch",
+                &[id.into()],
+            )
+            .into_iter()
+            .map(|b| [b.rows, b.ms, b.reads, b.hit_ratio, b.wal_mb])
+            .collect();
+            let pairs = |sql: &str| -> Vec<(f64, f64)> {
+                crate::pg::spi::rows::<At>(sql, &[id.into()])
+                    .into_iter()
+                    .map(|a| (a.rows, a.y.unwrap_or(0.0)))
+                    .collect()
+            };
+            // The readers' lookups during the load, if it had readers: the slowest reader's p99
+            // per batch.
+            let reads = pairs(
+                "SELECT (b.rows_before + b.rows)::float8 AS rows, max(r.p99_us) AS y
+                 FROM keybench.run_reads r JOIN keybench.batches b USING (run_id, batch)
+                 WHERE r.run_id = $1 GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
+            );
+            // The streaming standbys' replay lag per batch, if the run's server had any.
+            let lag = pairs(
+                "SELECT (b.rows_before + b.rows)::float8 AS rows, max(l.replay_lag_bytes) / 1048576.0::float8 AS y
+                 FROM keybench.batch_standby_lag l JOIN keybench.batches b USING (run_id, batch)
+                 WHERE l.run_id = $1 AND l.replay_lag_bytes IS NOT NULL
+                 GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
+            );
             let Some(kind) = kind else {
                 pgrx::ereport!(
                     ERROR,

@@ -89,23 +89,28 @@ mod sql {
     ) -> String {
         let ids = crate::pg::error::no_null_elements("keybench_curve_chart", "run_ids", run_ids);
         let ids_for_ratios = ids.clone();
-        type Point = (
-            Option<String>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-        );
-        // (kind, R/L, images per row measured and modelled, WAL per row measured and modelled)
+        /// A run on the curve: R/L, images and WAL per row measured.
+        #[derive(serde::Deserialize)]
+        struct Point {
+            kind: Option<String>,
+            r_over_l: Option<f64>,
+            fpi_per_row: Option<f64>,
+            wal_per_row: Option<f64>,
+        }
         let points: Vec<Point> = spi_rows(
-            "SELECT kind, r_over_l, fpi_per_row, model_fpi_per_row, wal_per_row, model_wal_per_row
+            "SELECT kind, r_over_l, fpi_per_row, wal_per_row
              FROM keybench_curve_points($1) WHERE shape = $2 ORDER BY kind, r_over_l",
             &[ids.clone().into(), shape.into()],
         );
+        /// The model's line: R/L, images per row and WAL per row, modelled.
+        #[derive(serde::Deserialize)]
+        struct Line {
+            kind: Option<String>,
+            x: Option<f64>,
+            model_fpi_per_row: Option<f64>,
+            model_wal_per_row: Option<f64>,
+        }
         // The model's lines, 40 points over the sweep's range of R/L for each kind.
-        // (kind, R/L, images per row and WAL per row, modelled)
-        type Line = (Option<String>, Option<f64>, Option<f64>, Option<f64>);
         let lines: Vec<Line> = spi_rows(
             "SELECT kind, x, model_fpi_per_row, model_wal_per_row FROM keybench_curve_lines($1, $2, 40)
              ORDER BY kind, x",
@@ -130,13 +135,19 @@ mod sql {
             },
         ];
         // Each run's WAL per row against the first kind's run of the same checkpoint_every.
-        let ratios: Vec<(Option<String>, Option<f64>, Option<f64>)> = spi_rows(
+        #[derive(serde::Deserialize)]
+        struct Ratio {
+            kind: Option<String>,
+            r_over_l: Option<f64>,
+            wal_to_first: Option<f64>,
+        }
+        let ratios: Vec<Ratio> = spi_rows(
             "SELECT kind, r_over_l, wal_to_first FROM keybench_curve_points($1) WHERE shape = $2",
             &[ids_for_ratios.into(), shape.into()],
         );
         let mut kinds: Vec<String> = Vec::new();
-        for (k, ..) in &points {
-            let k = k.clone().unwrap_or_default();
+        for p in &points {
+            let k = p.kind.clone().unwrap_or_default();
             if !kinds.contains(&k) {
                 kinds.push(k);
             }
@@ -144,21 +155,39 @@ mod sql {
         let line_of = |k: &str, col: usize| -> Vec<(f64, f64)> {
             lines
                 .iter()
-                .filter(|l| l.0.as_deref() == Some(k))
-                .filter_map(|l| Some((l.1?, if col == 0 { l.2? } else { l.3? })))
+                .filter(|l| l.kind.as_deref() == Some(k))
+                .filter_map(|l| {
+                    Some((
+                        l.x?,
+                        if col == 0 {
+                            l.model_fpi_per_row?
+                        } else {
+                            l.model_wal_per_row?
+                        },
+                    ))
+                })
                 .collect()
         };
         for k in &kinds {
             let mine: Vec<&Point> = points
                 .iter()
-                .filter(|p| p.0.as_deref() == Some(k))
+                .filter(|p| p.kind.as_deref() == Some(k))
                 .collect();
-            for (panel, col) in [(0usize, 2usize), (1, 4)] {
+            for panel in [0usize, 1] {
                 panels[panel].series.push(Series {
                     label: format!("{k}, measured"),
                     points: mine
                         .iter()
-                        .filter_map(|p| Some((p.1?, if col == 2 { p.2? } else { p.4? })))
+                        .filter_map(|p| {
+                            Some((
+                                p.r_over_l?,
+                                if panel == 0 {
+                                    p.fpi_per_row?
+                                } else {
+                                    p.wal_per_row?
+                                },
+                            ))
+                        })
                         .collect(),
                     style: Style::Points,
                 });
@@ -177,8 +206,8 @@ mod sql {
                     label: format!("{k} / {first}, measured"),
                     points: ratios
                         .iter()
-                        .filter(|r| r.0.as_deref() == Some(k.as_str()))
-                        .filter_map(|r| Some((r.1?, r.2?)))
+                        .filter(|r| r.kind.as_deref() == Some(k.as_str()))
+                        .filter_map(|r| Some((r.r_over_l?, r.wal_to_first?)))
                         .collect(),
                     style: Style::Points,
                 });

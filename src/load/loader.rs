@@ -8,7 +8,6 @@ use super::counters::*;
 use super::state::{LoadState, Summary};
 use super::{distributed, Method, SkewModel};
 use crate::kind::run_table_names;
-use crate::pg::spi::OrError;
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use crate::read::during_load::{during_load, LoadSide};
 use crate::replicas::{replay, standby};
@@ -330,43 +329,46 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
             await_checkpoint_statistics(run_id, s.checkpoints_requested.load(Ordering::Acquire));
         }
         let d = crate::inspect::density::scan(index);
-        let totals = Spi::connect(|client| {
-            let row = client
-                .select(
-                    &format!(
-                        "SELECT count(*)::bigint, {},
-                            (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint FROM keybench.runs WHERE run_id = $1),
-                            (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1),
-                            pg_relation_size($2::regclass), pg_relation_size($3)
-                         FROM keybench.batches WHERE run_id = $1",
-                        Counters::COLUMNS
-                            .map(|c| format!("coalesce(sum({c}), 0)::bigint"))
-                            .join(", ")
-                    ),
-                    Some(1),
-                    &[run_id.into(), table.clone().into(), index.into()],
-                )?
-                .first();
-            let g = |i: usize| row.get::<i64>(i).map(|v| v.unwrap_or(0));
-            let mut counters = [0; COUNT];
-            for (i, v) in counters.iter_mut().enumerate() {
-                *v = g(2 + i)?;
-            }
-            Ok::<_, pgrx::spi::Error>(Summary {
-                run_id,
-                batches: g(1)?,
-                elapsed_ms,
-                counters: Counters::from_values(counters),
-                lsn_delta: g(2 + COUNT)?,
-                checkpoints: g(3 + COUNT)?,
-                heap_bytes: g(4 + COUNT)?,
-                index_bytes: g(5 + COUNT)?,
-                avg_leaf_density: d.avg_leaf_density,
-                leaf_fragmentation: d.leaf_fragmentation,
-                wal_uncounted: false,
-            })
-        })
-        .or_error("keybench");
+        /// The run's totals, by column name: the batches, their counters summed, and what the
+        /// server says of the run as a whole.
+        #[derive(serde::Deserialize)]
+        struct Totals {
+            batches: i64,
+            #[serde(flatten)]
+            counters: Counters,
+            lsn_delta: Option<i64>,
+            checkpoints: Option<i64>,
+            heap_bytes: i64,
+            index_bytes: i64,
+        }
+        let t = crate::pg::spi::row::<Totals>(
+            &format!(
+                "SELECT count(*)::bigint AS batches, {},
+                    (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint
+                     FROM keybench.runs WHERE run_id = $1) AS lsn_delta,
+                    (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1) AS checkpoints,
+                    pg_relation_size($2::regclass) AS heap_bytes, pg_relation_size($3) AS index_bytes
+                 FROM keybench.batches WHERE run_id = $1",
+                Counters::COLUMNS
+                    .map(|c| format!("coalesce(sum({c}), 0)::bigint AS {c}"))
+                    .join(", ")
+            ),
+            &[run_id.into(), table.clone().into(), index.into()],
+        )
+        .expect("an aggregate returns a row");
+        let totals = Summary {
+            run_id,
+            batches: t.batches,
+            elapsed_ms,
+            counters: t.counters,
+            lsn_delta: t.lsn_delta.unwrap_or(0),
+            checkpoints: t.checkpoints.unwrap_or(0),
+            heap_bytes: t.heap_bytes,
+            index_bytes: t.index_bytes,
+            avg_leaf_density: d.avg_leaf_density,
+            leaf_fragmentation: d.leaf_fragmentation,
+            wal_uncounted: false,
+        };
         let mut totals = totals;
         if p.distributed {
             distributed::finish_distributed(run_id, index, &h.ext_schema(), &mut totals);

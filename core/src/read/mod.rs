@@ -411,25 +411,19 @@ mod unit_tests {
     #[test]
     fn recent_means_newest_by_time_not_position() {
         let r = |kind, created_at| rp(Workload::Recent, kind, created_at);
-        for kind in [
-            Kind::Uuidv7,
-            Kind::Snowflake,
-            Kind::Ulid,
-            Kind::UlidUuid,
-            Kind::Bigint,
-        ] {
-            assert_eq!(r(kind, true).recent_by(), RecentBy::Key, "{kind:?}");
-            assert_eq!(r(kind, false).recent_by(), RecentBy::Key, "{kind:?}");
+        // Every kind, from the enum: those whose keys come in insertion order by their key, the
+        // others by created_at, or by position without one.
+        for &kind in Kind::ALL {
+            if kind.insertion_ordered() {
+                assert_eq!(r(kind, true).recent_by(), RecentBy::Key, "{kind:?}");
+                assert_eq!(r(kind, false).recent_by(), RecentBy::Key, "{kind:?}");
+            } else {
+                assert_eq!(r(kind, true).recent_by(), RecentBy::CreatedAt, "{kind:?}");
+                assert_eq!(r(kind, false).recent_by(), RecentBy::Physical, "{kind:?}");
+            }
         }
-        for kind in [
-            Kind::Uuidv4,
-            Kind::GenRandomUuid,
-            Kind::Nanoid,
-            Kind::Uuidv4Text,
-        ] {
-            assert_eq!(r(kind, true).recent_by(), RecentBy::CreatedAt, "{kind:?}");
-            assert_eq!(r(kind, false).recent_by(), RecentBy::Physical, "{kind:?}");
-        }
+        assert_eq!(r(Kind::Uuidv7Native, false).recent_by(), RecentBy::Key);
+        assert_eq!(r(Kind::Uuidv4Text, true).recent_by(), RecentBy::CreatedAt);
         assert_eq!(
             r(Kind::Uuidv7, true)
                 .recent_statement("t", "id", 50)
