@@ -4,7 +4,8 @@ SELECT n.nspname::text AS schema, t.relname::text AS table, a.attname::text AS c
        format_type(a.atttypid, a.atttypmod) AS type_name, a.attidentity::text AS identity,
        pg_get_expr(d.adbin, d.adrelid) AS default_expr, i.indexrelid AS index,
        pg_relation_size(i.indexrelid) AS index_bytes,
-       has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable
+       has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable,
+       has_table_privilege(t.oid, 'SELECT') AS selectable
 FROM pg_index i
 JOIN pg_class t ON t.oid = i.indrelid
 JOIN pg_namespace n ON n.oid = t.relnamespace

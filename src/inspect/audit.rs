@@ -2,8 +2,10 @@
 //! how big and how dense the index is, and a plain-language verdict drawn from the published
 //! findings, stating the figures it rests on.
 //!
-//! What needs no server (the classification, the cost, the verdicts and the plan's text) is the
-//! core's ([`keybench_core::inspect::audit`]); here, the SQL function.
+//! The key's kind and the finding are decided by sql/audit.sql's functions, which the plain-SQL
+//! audit (keybench-audit.sql) runs too; the verdicts and the cost are the core's
+//! ([`keybench_core::inspect::audit`]); here, the SQL functions: keybench.audit_rows (each row
+//! of keybench_audit, which sql/audit_api.sql declares) and keybench_audit_references.
 
 pub use keybench_core::inspect::audit::*;
 
@@ -11,12 +13,13 @@ pub use keybench_core::inspect::audit::*;
 mod sql {
     use super::*;
     use crate::inspect::citus;
+    use crate::pg::spi::{one, row, rows};
     use pgrx::prelude::*;
-    use pgrx::spi::quote_qualified_identifier;
+    use pgrx::spi::{quote_identifier, quote_qualified_identifier};
+    use serde_json::Value;
+    use std::collections::HashMap;
 
-    const CATALOG: &str = include_str!("../../sql/queries/audit_keys.sql");
-
-    /// A row of sql/queries/audit_keys.sql, by its columns' names.
+    /// A row of keybench.audit_keys (sql/audit.sql), by its columns' names.
     #[derive(serde::Deserialize)]
     struct Row {
         schema: String,
@@ -40,6 +43,7 @@ mod sql {
         selectable: bool,
         #[serde(deserialize_with = "crate::pg::spi::oid")]
         table_oid: pg_sys::Oid,
+        correlation: Option<f64>,
     }
 
     /// The shards of a distributed table's index, measured on their nodes: their sizes, and
@@ -123,19 +127,9 @@ mod sql {
         column: &str,
         ext: &str,
     ) -> Option<(f64, String)> {
-        let (floor, time) = match kind {
-            KeyKind::UuidV7 => ("uuidv7_floor", format!("{ext}.uuid_extract_timestamp(k)")),
-            KeyKind::UlidUuid => (
-                "ulid_uuid_floor",
-                format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
-            ),
-            KeyKind::UlidText => ("ulid_floor", format!("{ext}.ulid_extract_timestamp(k)")),
-            KeyKind::Snowflake => ("snowflake_floor", format!("{ext}.snowflake_timestamp(k)")),
-            _ => return None,
-        };
-        let floor = format!("{ext}.{floor}");
+        let (time, floor) = kind.key_time(ext)?;
         const CAP: i64 = 1_000_000;
-        let col = pgrx::spi::quote_identifier(column);
+        let col = quote_identifier(column);
         let q = format!(
             "SELECT count(*) AS n, extract(epoch FROM now() - min({time}))::float8 AS span
              FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days')
@@ -147,7 +141,7 @@ mod sql {
             n: i64,
             span: Option<f64>,
         }
-        let Span { n, span } = crate::pg::spi::row::<Span>(&q, &[])?;
+        let Span { n, span } = row::<Span>(&q, &[])?;
         let span = span?;
         (n >= 2 && span >= 60.0).then(|| {
             (
@@ -161,77 +155,119 @@ mod sql {
         })
     }
 
-    fn sample_text_keys(schema: &str, table: &str, column: &str) -> Option<(i64, i64, i64)> {
-        let q = format!(
-            "SELECT count(*) AS n,
-                    count(*) FILTER (WHERE v ~* '^[0-9a-f]{{8}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{4}}-?[0-9a-f]{{12}}$') AS uuids,
-                    count(*) FILTER (WHERE v ~* '^[0-7][0-9a-hjkmnp-tv-z]{{25}}$') AS ulids
-             FROM (SELECT {}::text AS v FROM {} WHERE {} IS NOT NULL LIMIT 100) s",
-            pgrx::spi::quote_identifier(column),
-            quote_qualified_identifier(schema, table),
-            pgrx::spi::quote_identifier(column)
-        );
-        #[derive(serde::Deserialize)]
-        struct Sample {
-            n: i64,
-            uuids: i64,
-            ulids: i64,
-        }
-        crate::pg::spi::row::<Sample>(&q, &[]).map(|s| (s.n, s.uuids, s.ulids))
+    /// keybench.audit_classify's row.
+    #[derive(serde::Deserialize, Default)]
+    struct Classified {
+        kind: String,
+        basis: String,
+        key_form: Option<String>,
+        key_bytes: Option<f64>,
+        value_kinds: Option<String>,
+        switched_at: Option<String>,
+        insert_order: String,
+        newest_rank: Option<f64>,
+        note: Option<String>,
     }
 
-    /// One row per primary-key and unique B-tree index of the current database (or of one schema):
-    /// the key, how it gets its values, row estimate, index size and its share of shared_buffers,
-    /// leaf density and fragmentation (measured with keybench_density for indexes up to
-    /// `density_size_limit` bytes unless `measure_density` says otherwise), a projection of the row
-    /// count at which the index outgrows shared_buffers, and a verdict with the figures it rests on.
-    #[allow(clippy::type_complexity)] // pgrx reads the column names from this signature
-    #[pg_extern(volatile, parallel_unsafe)]
-    fn keybench_audit(
-        schema_name: default!(Option<&str>, "NULL"),
-        measure_density: default!(Option<bool>, "NULL"),
-        density_size_limit: default!(Option<i64>, 104857600),
-        sample: default!(Option<pgrx::datum::Interval>, "NULL"),
-        wal_limit: default!(Option<i64>, 1073741824),
-    ) -> TableIterator<
-        'static,
-        (
-            name!(schema_name, String),
-            name!(table_name, String),
-            name!(index_name, String),
-            name!(constraint_kind, String),
-            name!(key_columns, String),
-            name!(key_default, Option<String>),
-            name!(key_kind, String),
-            name!(row_estimate, Option<i64>),
-            name!(index_bytes, i64),
-            name!(share_of_shared_buffers, f64),
-            name!(avg_leaf_density, Option<f64>),
-            name!(leaf_fragmentation, Option<f64>),
-            name!(bytes_per_key, Option<f64>),
-            name!(projected_rows_at_shared_buffers, Option<i64>),
-            name!(finding, String),
-            name!(verdict, String),
-            name!(sample_seconds, Option<f64>),
-            name!(wal_bytes, Option<i64>),
-            name!(fpi_bytes, Option<i64>),
-            name!(wal_share, Option<f64>),
-            name!(table_wal_bytes, Option<i64>),
-            name!(table_fpi_bytes, Option<i64>),
-            name!(inserts_per_sec, Option<f64>),
-            name!(wal_per_inserted_row, Option<f64>),
-            name!(rows_per_day, Option<f64>),
-            name!(checkpoints_per_hour, Option<f64>),
-            name!(rows_per_checkpoint, Option<f64>),
-            name!(projected_wal_saving_per_day, Option<i64>),
-            name!(days_to_shared_buffers, Option<f64>),
-            name!(days_to_ram, Option<f64>),
-            name!(io_cost_per_month, Option<f64>),
-            name!(sources, String),
-        ),
-    > {
+    /// The bounded sample of a key's values (keybench.audit_values), and the buffers it touched
+    /// (this backend's buffer counters: shared blocks hit and read).
+    fn sample_values(table: pg_sys::Oid, column: &str, pages: i32) -> (Value, i64) {
+        let before = crate::workers::xact::usage();
+        let v: Value = one::<pgrx::JsonB>(
+            "SELECT keybench.audit_values($1::regclass, $2, $3)",
+            &[table.into(), column.into(), pages.into()],
+        )
+        .map(|j| j.0)
+        .unwrap_or(Value::Null);
+        let after = crate::workers::xact::usage();
+        let buffers = (after.buf.shared_blks_hit + after.buf.shared_blks_read)
+            - (before.buf.shared_blks_hit + before.buf.shared_blks_read);
+        (v, buffers)
+    }
+
+    /// What the value sample's figures say, for `sources`.
+    fn sample_note(v: &Value, buffers: i64, correlation: Option<f64>) -> String {
+        let n = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
+        let mut out = format!(
+            "values: {} rows from {} heap pages ({} spread over its {} pages by TID range scans, its last {}) and the \
+             highest key through the index, {buffers} buffers in all",
+            n("rows"),
+            n("pages"),
+            n("spread_pages"),
+            n("table_pages"),
+            n("tail_pages")
+        );
+        if let Some(r) = v.get("newest_rank").and_then(Value::as_f64) {
+            out.push_str(&format!(
+                "; order: the {} newest rows' keys rank {r:.2} (median) among the sampled keys of their kind (1: above all of them, 0.5: anywhere)",
+                n("ranked_rows")
+            ));
+        }
+        if let Some(c) = correlation {
+            out.push_str(&format!(
+                "; pg_stats.correlation {c:.2} (the key's order against the rows' physical order, as of the last ANALYZE)"
+            ));
+        }
+        out
+    }
+
+    /// keybench.audit_references' row.
+    #[derive(serde::Deserialize, Clone)]
+    struct Reference {
+        key_schema: String,
+        key_table: String,
+        key_index: String,
+        #[serde(deserialize_with = "crate::pg::spi::oid")]
+        key_index_oid: pg_sys::Oid,
+        key_column: String,
+        key_type: String,
+        child_schema: String,
+        child_table: String,
+        #[serde(deserialize_with = "crate::pg::spi::oid")]
+        child_oid: pg_sys::Oid,
+        constraint: String,
+        child_columns: String,
+        child_type: String,
+        child_index: Option<String>,
+        #[serde(deserialize_with = "crate::pg::spi::oid_or_null")]
+        child_index_oid: Option<pg_sys::Oid>,
+        child_index_bytes: Option<i64>,
+        finding: String,
+    }
+
+    /// The foreign keys onto the audited keys, by the key's index.
+    fn references(schema_name: Option<&str>) -> HashMap<pg_sys::Oid, Vec<Reference>> {
+        let mut out: HashMap<pg_sys::Oid, Vec<Reference>> = HashMap::new();
+        for r in rows::<Reference>(
+            "SELECT * FROM keybench.audit_references($1)",
+            &[schema_name.into()],
+        ) {
+            out.entry(r.key_index_oid).or_default().push(r);
+        }
+        out
+    }
+
+    /// Whether to measure the leaf density of an index of `bytes` (`measure`: the caller's say;
+    /// None: up to `limit` bytes), and the figures when it is measured and readable.
+    fn density_of(
+        index: pg_sys::Oid,
+        bytes: i64,
+        readable: bool,
+        measure: Option<bool>,
+        limit: i64,
+    ) -> Option<crate::inspect::density::Density> {
+        (readable && measure.unwrap_or(bytes <= limit))
+            .then(|| crate::inspect::density::scan(index))
+    }
+
+    fn check_arguments(
+        density_size_limit: Option<i64>,
+        wal_limit: Option<i64>,
+        sample_pages: Option<i32>,
+    ) -> (i64, i64, i32) {
+        let f = "keybench_audit";
         let density_size_limit =
-            crate::pg::error::required("keybench_audit", "density_size_limit", density_size_limit);
+            crate::pg::error::required(f, "density_size_limit", density_size_limit);
         if density_size_limit < 0 {
             pgrx::ereport!(
                 ERROR,
@@ -239,7 +275,7 @@ mod sql {
                 format!("density_size_limit must not be negative, not {density_size_limit}")
             );
         }
-        let wal_limit = crate::pg::error::required("keybench_audit", "wal_limit", wal_limit);
+        let wal_limit = crate::pg::error::required(f, "wal_limit", wal_limit);
         if wal_limit < 1 << 20 {
             pgrx::ereport!(
                 ERROR,
@@ -247,6 +283,45 @@ mod sql {
                 format!("wal_limit must be at least 1048576 bytes (1 MB), not {wal_limit}")
             );
         }
+        let sample_pages = crate::pg::error::required(f, "sample_pages", sample_pages);
+        if !(1..=MAX_SAMPLE_PAGES).contains(&sample_pages) {
+            pgrx::ereport!(
+                ERROR,
+                pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!(
+                    "sample_pages must be between 1 and {MAX_SAMPLE_PAGES}, not {sample_pages}"
+                ),
+                "The value sample reads that many heap pages of each key's table, spread over it."
+            );
+        }
+        (density_size_limit, wal_limit, sample_pages)
+    }
+
+    // keybench_audit itself, in SQL: each row of keybench.audit from the JSON audit_rows gives.
+    extension_sql_file!(
+        "../../sql/audit_api.sql",
+        name = "audit_api",
+        requires = ["audit_sql", keybench_audit_rows]
+    );
+
+    /// The most heap pages the value sample reads per key.
+    const MAX_SAMPLE_PAGES: i32 = 10_000;
+
+    /// keybench_audit's rows, which sql/audit_api.sql's keybench_audit turns into rows of
+    /// keybench.audit (an SQL function may return more columns than a Rust one): one JSON object per
+    /// primary-key and unique B-tree index of the current database (or of one schema), the fields
+    /// of [`AuditRow`].
+    #[pg_extern(volatile, parallel_unsafe)]
+    fn keybench_audit_rows(
+        schema_name: Option<&str>,
+        measure_density: Option<bool>,
+        density_size_limit: Option<i64>,
+        sample: Option<pgrx::datum::Interval>,
+        wal_limit: Option<i64>,
+        sample_pages: Option<i32>,
+    ) -> SetOfIterator<'static, String> {
+        let (density_size_limit, wal_limit, sample_pages) =
+            check_arguments(density_size_limit, wal_limit, sample_pages);
         let window = sample.map(|i| {
             let us = if i.months() != 0 {
                 -1
@@ -254,8 +329,7 @@ mod sql {
                 i64::try_from(i.as_micros()).unwrap_or(-1)
             };
             if !(1_000_000..=3_600_000_000).contains(&us) {
-                let text: String =
-                    crate::pg::spi::one("SELECT $1::text", &[i.into()]).unwrap_or_default();
+                let text: String = one("SELECT $1::text", &[i.into()]).unwrap_or_default();
                 pgrx::ereport!(
                     ERROR,
                     pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
@@ -265,7 +339,8 @@ mod sql {
             }
             us as f64 / 1e6
         });
-        // The window first: the catalog and the index pages are read after it, and write no WAL.
+        // The window first: the catalog, the index pages and the values are read after it, and
+        // write no WAL.
         let measured = crate::inspect::sample::measure(window, wal_limit);
         let ram = crate::inspect::sample::memory_bytes();
         let mut general: Vec<String> = Vec::new();
@@ -274,34 +349,32 @@ mod sql {
                 "sample: {secs:.1} s{}; inserts and blocks read: the window's deltas of pg_stat_all_tables.n_tup_ins and pg_statio_all_tables",
                 if measured.cut_at_limit { " (cut short at wal_limit)" } else { "" }
             )),
-            (false, Some(secs)) => general.push(format!(
-                "no sample: inserts and blocks read are pg_stat_all_tables' and pg_statio_all_tables' since the statistics' reset {:.1} hours ago",
-                secs / 3600.0
-            )),
+            (false, Some(_)) => general.push(measured.since_note.clone()),
             _ => general.push(
-                "no sample: inserts unknown, the statistics have no reset time to count from".into(),
+                "no sample: inserts unknown, the statistics have no start to count from".into(),
             ),
         }
         general.push(measured.wal_note.clone());
         general.push(measured.checkpoints_note.clone());
-        let shared_buffers: i64 = Spi::get_one(
+        let shared_buffers: i64 = one(
             "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'",
+            &[],
         )
-        .ok()
-        .flatten()
         .unwrap_or(128 << 20);
         let ext_schema = crate::pg::spi::extension_schema();
-        let has_native_v7 = pg_sys::PG_VERSION_NUM >= 180000;
-        let uuidv7_call = if has_native_v7 {
+        let uuidv7_call = if pg_sys::PG_VERSION_NUM >= 180000 {
             "uuidv7()".to_string()
         } else {
             format!("{ext_schema}.uuidv7()")
         };
-        let rows: Vec<Row> = crate::pg::spi::rows(CATALOG, &[schema_name.into()]);
-
-        let mut out = Vec::with_capacity(rows.len());
+        let keys: Vec<Row> = rows(
+            "SELECT * FROM keybench.audit_keys($1)",
+            &[schema_name.into()],
+        );
+        let refs = references(schema_name);
         let with_citus = citus::installed();
-        for mut r in rows {
+        let mut out = Vec::with_capacity(keys.len());
+        for mut r in keys {
             pgrx::check_for_interrupts!();
             // A distributed table's figures are its shards', measured on the nodes; the
             // coordinator's own index is empty.
@@ -311,55 +384,109 @@ mod sql {
                 r.index_bytes = s.index_bytes;
                 r.rows = s.rows.or(r.rows);
             }
-            let measure = spread.is_none()
-                && r.readable
-                && match measure_density {
-                    Some(m) => m,
-                    None => r.index_bytes <= density_size_limit,
-                };
-            let density = measure.then(|| crate::inspect::density::scan(r.index_oid));
-            let text_sample = if r.selectable && r.columns == 1 && is_text_type(&r.type_name) {
-                r.column
-                    .as_deref()
-                    .and_then(|c| sample_text_keys(&r.schema, &r.table, c))
+            let density = if spread.is_none() {
+                density_of(
+                    r.index_oid,
+                    r.index_bytes,
+                    r.readable,
+                    measure_density,
+                    density_size_limit,
+                )
             } else {
                 None
             };
-            let kind = classify(&KeyColumn {
-                columns: r.columns,
-                is_expression: r.is_expression,
-                type_name: r.type_name.clone(),
-                identity: r.identity.clone(),
-                default_expr: r.default_expr.clone(),
-                sample: text_sample,
+            // The values: read where the caller may read the table, for a one-column key.
+            let sampled = (r.selectable && r.columns == 1 && !r.is_expression && spread.is_none())
+                .then(|| {
+                    r.column
+                        .as_deref()
+                        .map(|c| sample_values(r.table_oid, c, sample_pages))
+                })
+                .flatten();
+            let vals = sampled.as_ref().map(|(v, _)| v.clone());
+            let c = row::<Classified>(
+                "SELECT * FROM keybench.audit_classify($1, $2, $3, $4, $5, $6)",
+                &[
+                    r.type_name.clone().into(),
+                    r.identity.clone().into(),
+                    r.default_expr.clone().into(),
+                    r.columns.into(),
+                    r.is_expression.into(),
+                    vals.clone().map(pgrx::JsonB).into(),
+                ],
+            )
+            .unwrap_or_default();
+            let kind = KeyKind::from_label(&c.kind).unwrap_or_else(|| {
+                pgrx::error!(
+                    "keybench_audit: keybench.audit_classify gave an unknown kind \"{}\"",
+                    c.kind
+                )
             });
             let (density_figure, fragmentation_figure) = match &spread {
                 Some(s) => (s.density.map(|d| d.0), s.density.map(|d| d.1)),
+                // An empty index's density is NaN (as pgstatindex's): no figure.
                 None => (
-                    density.as_ref().map(|d| d.avg_leaf_density),
-                    density.as_ref().map(|d| d.leaf_fragmentation),
+                    density
+                        .as_ref()
+                        .map(|d| d.avg_leaf_density)
+                        .filter(|d| !d.is_nan()),
+                    density
+                        .as_ref()
+                        .map(|d| d.leaf_fragmentation)
+                        .filter(|d| !d.is_nan()),
                 ),
             };
+            let leaf_pages = density.as_ref().map(|d| d.leaf_pages);
+            let finding_label: String = one(
+                "SELECT keybench.audit_finding($1, $2, $3, $4, $5, $6)",
+                &[
+                    c.kind.clone().into(),
+                    c.basis.clone().into(),
+                    c.value_kinds.clone().into(),
+                    c.insert_order.clone().into(),
+                    leaf_pages.into(),
+                    density_figure.into(),
+                ],
+            )
+            .unwrap_or_default();
+            let finding = Finding::from_label(&finding_label).unwrap_or_else(|| {
+                pgrx::error!("keybench_audit: keybench.audit_finding gave an unknown finding \"{finding_label}\"")
+            });
             let bytes_per_key = density.as_ref().and_then(|d| d.bytes_per_key).or_else(|| {
                 r.rows
                     .filter(|n| *n > 0)
                     .map(|n| r.index_bytes as f64 / n as f64)
             });
+            let children: Vec<Reference> = refs.get(&r.index_oid).cloned().unwrap_or_default();
+            let unindexed = children
+                .iter()
+                .filter(|x| x.child_index_oid.is_none())
+                .count() as i64;
+            let child_index_bytes: i64 = children.iter().filter_map(|x| x.child_index_bytes).sum();
             let facts = Facts {
                 table: quote_qualified_identifier(&r.schema, &r.table),
-                column: pgrx::spi::quote_identifier(r.column.clone().unwrap_or_default()),
+                column: quote_identifier(r.column.clone().unwrap_or_default()),
                 type_name: r.type_name.clone(),
                 rows: r.rows,
                 index_bytes: r.index_bytes,
                 shared_buffers_bytes: shared_buffers,
                 density: density_figure,
                 fragmentation: fragmentation_figure,
+                leaf_pages,
                 uuidv7_call: uuidv7_call.clone(),
+                key_bytes: c.key_bytes,
+                value_kinds: c.value_kinds.clone(),
+                switched_at: c.switched_at.clone(),
+                insert_order: c.insert_order.clone(),
+                key_form: c.key_form.clone(),
+                note: c.note.clone(),
+                references: children.len() as i64,
+                unindexed_references: unindexed,
                 distributed: spread.map(|s| s.note),
             };
-            let (finding, text) = verdict(kind, &facts);
+            let text = verdict(kind, finding, &facts);
             // What this key costs the server, measured, and the projection.
-            let relations: Vec<pg_sys::Oid> = crate::pg::spi::one::<Vec<pg_sys::Oid>>(
+            let relations: Vec<pg_sys::Oid> = one::<Vec<pg_sys::Oid>>(
                 "SELECT array_agg(c.oid) FROM pg_catalog.pg_class c
                  WHERE c.oid = $1 OR c.oid = (SELECT reltoastrelid FROM pg_catalog.pg_class WHERE oid = $1)
                     OR c.oid IN (SELECT indexrelid FROM pg_catalog.pg_index
@@ -367,29 +494,48 @@ mod sql {
                 &[r.table_oid.into()],
             )
             .unwrap_or_default();
-            let table_wal = measured.wal.as_ref().map(|w| {
-                let mut t = crate::inspect::sample::RelWal::default();
-                for rel in &relations {
-                    if let Some(x) = w.get(rel) {
-                        t += *x;
+            let wal_of = |rels: &[pg_sys::Oid]| {
+                measured.wal.as_ref().map(|w| {
+                    let mut t = crate::inspect::sample::RelWal::default();
+                    for rel in rels {
+                        if let Some(x) = w.get(rel) {
+                            t += *x;
+                        }
                     }
-                }
-                t
+                    t
+                })
+            };
+            let table_wal = wal_of(&relations);
+            let child_indexes: Vec<pg_sys::Oid> =
+                children.iter().filter_map(|x| x.child_index_oid).collect();
+            let child_wal = wal_of(&child_indexes);
+            // Each child's index grows with its table's inserts, at its bytes per row.
+            let child_growth_per_day = measured.seconds.filter(|s| *s > 0.0).map(|secs| {
+                children
+                    .iter()
+                    .filter_map(|x| {
+                        let ins = measured.tables.get(&x.child_oid)?.inserted as f64;
+                        let rows: f64 = one::<f64>(
+                            "SELECT greatest(reltuples, 1)::float8 FROM pg_catalog.pg_class WHERE oid = $1",
+                            &[x.child_oid.into()],
+                        )?;
+                        Some(ins / secs * 86_400.0 * x.child_index_bytes? as f64 / rows)
+                    })
+                    .sum::<f64>()
             });
             let counts = measured.tables.get(&r.table_oid).copied();
             let key_rows_per_day = if r.selectable && r.columns == 1 {
                 r.column
                     .as_deref()
-                    .and_then(|c| key_rows_per_day(kind, &r.schema, &r.table, c, &ext_schema))
+                    .and_then(|col| key_rows_per_day(kind, &r.schema, &r.table, col, &ext_schema))
             } else {
                 None
             };
             let cost = cost(&CostInputs {
-                random: kind.is_random(),
+                random: kind.is_random() || c.insert_order == "random",
                 index_bytes: r.index_bytes,
-                leaf_pages: density
-                    .as_ref()
-                    .map(|d| d.leaf_pages as f64)
+                leaf_pages: leaf_pages
+                    .map(|l| l as f64)
                     .unwrap_or(r.index_bytes as f64 / 8192.0 * 0.99),
                 density: density_figure,
                 bytes_per_key,
@@ -407,9 +553,34 @@ mod sql {
                 blocks_read: counts.map(|c| c.blocks_read),
                 checkpoints_per_hour: measured.checkpoints_per_hour,
                 key_rows_per_day,
+                child_index_bytes,
+                child_wal,
+                child_growth_per_day,
             });
             let mut sources = general.clone();
+            sources.push(format!("key kind: {}", c.basis));
+            if let Some((v, buffers)) = &sampled {
+                sources.push(sample_note(v, *buffers, r.correlation));
+            } else if !r.selectable {
+                sources.push(
+                    "values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)"
+                        .into(),
+                );
+            }
             sources.extend(cost.notes.iter().cloned());
+            if leaf_pages.is_none() {
+                sources.push(
+                    "leaf pages: estimated from the index's size (its density was not measured)"
+                        .into(),
+                );
+            }
+            if !children.is_empty() {
+                sources.push(format!(
+                    "foreign keys onto it: {} ({} without an index on the child); their indexes' WAL and growth are in the with_children columns",
+                    children.len(),
+                    unindexed
+                ));
+            }
             if ram.is_some() {
                 sources.push(
                     "RAM: the smaller of /proc/meminfo's MemTotal and the server's cgroup memory limit".into(),
@@ -430,40 +601,145 @@ mod sql {
             } else {
                 String::new()
             };
-            out.push((
-                r.schema,
-                r.table,
-                r.index,
-                r.constraint,
-                r.key_columns,
+            let l = leaf_pages
+                .map(|l| l as f64)
+                .unwrap_or(r.index_bytes as f64 / 8192.0 * 0.99);
+            let row = AuditRow {
+                schema_name: r.schema,
+                table_name: r.table,
+                index_name: r.index,
+                constraint_kind: r.constraint,
+                key_columns: r.key_columns,
                 key_default,
-                format!("{type_prefix}{}", kind.label()),
-                r.rows,
-                r.index_bytes,
-                r.index_bytes as f64 / shared_buffers as f64,
-                facts.density,
-                facts.fragmentation,
+                key_kind: format!("{type_prefix}{}", kind.label()),
+                kind_basis: c.basis,
+                key_form: c.key_form,
+                key_bytes: c.key_bytes,
+                value_kinds: c.value_kinds,
+                switched_at: c.switched_at,
+                insert_order: c.insert_order,
+                newest_rank: c.newest_rank,
+                row_estimate: r.rows,
+                index_bytes: r.index_bytes,
+                share_of_shared_buffers: r.index_bytes as f64 / shared_buffers as f64,
+                leaf_pages,
+                avg_leaf_density: facts.density,
+                leaf_fragmentation: facts.fragmentation,
                 bytes_per_key,
-                projected_rows(shared_buffers, bytes_per_key),
-                finding.to_string(),
-                text,
-                measured.sampled.then_some(measured.seconds).flatten(),
-                cost.wal_bytes,
-                cost.fpi_bytes,
-                cost.wal_share,
-                cost.table_wal_bytes,
-                cost.table_fpi_bytes,
-                cost.inserts_per_sec,
-                cost.wal_per_inserted_row,
-                cost.rows_per_day,
-                measured.checkpoints_per_hour,
-                cost.rows_per_checkpoint,
-                cost.projected_wal_saving_per_day,
-                cost.days_to_shared_buffers,
-                cost.days_to_ram,
-                cost.io_cost_per_month,
-                sources.join("; "),
-            ));
+                projected_rows_at_shared_buffers: projected_rows(shared_buffers, bytes_per_key),
+                referenced_by: children.len() as i32,
+                unindexed_references: unindexed as i32,
+                child_index_bytes,
+                finding: finding.label().to_string(),
+                verdict: text,
+                sample_seconds: measured.sampled.then_some(measured.seconds).flatten(),
+                wal_bytes: cost.wal_bytes,
+                fpi_bytes: cost.fpi_bytes,
+                wal_share: cost.wal_share,
+                table_wal_bytes: cost.table_wal_bytes,
+                table_fpi_bytes: cost.table_fpi_bytes,
+                with_children_wal_bytes: cost.with_children_wal_bytes,
+                with_children_fpi_bytes: cost.with_children_fpi_bytes,
+                inserts_per_sec: cost.inserts_per_sec,
+                wal_per_inserted_row: cost.wal_per_inserted_row,
+                rows_per_day: cost.rows_per_day,
+                checkpoints_per_hour: measured.checkpoints_per_hour,
+                rows_per_checkpoint: cost.rows_per_checkpoint,
+                r_over_l: cost.rows_per_checkpoint.map(|r| r / l.max(1.0)),
+                projected_wal_saving_per_day: cost.projected_wal_saving_per_day,
+                days_to_shared_buffers: cost.days_to_shared_buffers,
+                with_children_days_to_shared_buffers: cost.with_children_days_to_shared_buffers,
+                days_to_ram: cost.days_to_ram,
+                io_cost_per_month: cost.io_cost_per_month,
+                sources: sources.join("; "),
+            };
+            out.push(serde_json::to_string(&row).expect("an audit row serializes"));
+        }
+        SetOfIterator::new(out)
+    }
+
+    /// The foreign keys that point at the primary-key and unique indexes of the current database
+    /// (or of one schema): the key, the child table and its columns, the smallest index of the child
+    /// that covers them with its size, leaf density and fragmentation (measured with keybench_density
+    /// for indexes up to `density_size_limit` bytes unless `measure_density` says otherwise), and
+    /// the finding: a foreign key without an index on the child, or of another type than the key.
+    #[allow(clippy::type_complexity)] // pgrx reads the column names from this signature
+    #[pg_extern(volatile, parallel_unsafe)]
+    fn keybench_audit_references(
+        schema_name: default!(Option<&str>, "NULL"),
+        measure_density: default!(Option<bool>, "NULL"),
+        density_size_limit: default!(Option<i64>, 104857600),
+    ) -> TableIterator<
+        'static,
+        (
+            name!(key_schema, String),
+            name!(key_table, String),
+            name!(key_index, String),
+            name!(key_column, String),
+            name!(key_type, String),
+            name!(child_schema, String),
+            name!(child_table, String),
+            name!(constraint_name, String),
+            name!(child_columns, String),
+            name!(child_type, String),
+            name!(child_index, Option<String>),
+            name!(child_index_bytes, Option<i64>),
+            name!(child_avg_leaf_density, Option<f64>),
+            name!(child_leaf_fragmentation, Option<f64>),
+            name!(finding, String),
+        ),
+    > {
+        let (limit, _, _) = check_arguments(density_size_limit, Some(1 << 30), Some(1));
+        let mut out = Vec::new();
+        for (_, list) in {
+            let mut v: Vec<_> = references(schema_name).into_iter().collect();
+            v.sort_by(|a, b| {
+                let k = |x: &Vec<Reference>| {
+                    (
+                        x[0].key_schema.clone(),
+                        x[0].key_table.clone(),
+                        x[0].key_index.clone(),
+                    )
+                };
+                k(&a.1).cmp(&k(&b.1))
+            });
+            v
+        } {
+            for x in list {
+                pgrx::check_for_interrupts!();
+                let readable = x.child_index_oid.is_some_and(|_| {
+                    one::<bool>(
+                        "SELECT has_table_privilege($1, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE')",
+                        &[x.child_oid.into()],
+                    ) == Some(true)
+                });
+                let d = x.child_index_oid.and_then(|i| {
+                    density_of(
+                        i,
+                        x.child_index_bytes.unwrap_or(0),
+                        readable,
+                        measure_density,
+                        limit,
+                    )
+                });
+                out.push((
+                    x.key_schema,
+                    x.key_table,
+                    x.key_index,
+                    x.key_column,
+                    x.key_type,
+                    x.child_schema,
+                    x.child_table,
+                    x.constraint,
+                    x.child_columns,
+                    x.child_type,
+                    x.child_index,
+                    x.child_index_bytes,
+                    d.as_ref().map(|d| d.avg_leaf_density),
+                    d.as_ref().map(|d| d.leaf_fragmentation),
+                    x.finding,
+                ));
+            }
         }
         TableIterator::new(out)
     }

@@ -108,6 +108,7 @@ mod sql {
             index: pg_sys::Oid,
             index_bytes: Option<i64>,
             readable: Option<bool>,
+            selectable: bool,
         }
         let key = row::<Key>(
             include_str!("../../sql/queries/plan_key.sql"),
@@ -123,6 +124,7 @@ mod sql {
             index,
             index_bytes,
             readable,
+            selectable,
         }) = key
         else {
             pgrx::ereport!(
@@ -133,12 +135,36 @@ mod sql {
             );
         };
         let identity = identity.unwrap_or_default();
-        let kind = super::super::audit::classify(&super::super::audit::KeyColumn {
-            columns: 1,
-            type_name: type_name.clone(),
-            identity: identity.clone(),
-            default_expr: default_expr.clone(),
-            ..Default::default()
+        // The key's kind as keybench_audit decides it: from its default and, where the caller
+        // may read the table, a bounded sample of its values (sql/audit.sql).
+        let vals = selectable
+            .then(|| {
+                crate::pg::spi::one::<pgrx::JsonB>(
+                    "SELECT keybench.audit_values($1, $2)",
+                    &[table_name.into(), column.as_str().into()],
+                )
+            })
+            .flatten();
+        #[derive(serde::Deserialize)]
+        struct Classified {
+            kind: String,
+            key_bytes: Option<f64>,
+        }
+        let c = row::<Classified>(
+            "SELECT kind, key_bytes FROM keybench.audit_classify($1, $2, $3, 1, false, $4)",
+            &[
+                type_name.as_str().into(),
+                identity.as_str().into(),
+                default_expr.clone().into(),
+                vals.into(),
+            ],
+        )
+        .expect("audit_classify returns a row");
+        let kind = super::super::audit::KeyKind::from_label(&c.kind).unwrap_or_else(|| {
+            pgrx::error!(
+                "keybench_plan: keybench.audit_classify gave an unknown kind \"{}\"",
+                c.kind
+            )
         });
         // An identity's default is the identity itself, not a default to drop.
         let default_expr = default_expr.filter(|_| identity.is_empty());
@@ -156,6 +182,7 @@ mod sql {
             kind,
             type_name,
             default_expr,
+            key_bytes: c.key_bytes,
             index_bytes: index_bytes.unwrap_or(0),
             density,
             created: crate::pg::spi::one::<String>(

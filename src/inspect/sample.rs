@@ -36,6 +36,8 @@ pub struct Measured {
     pub checkpoints_note: String,
     /// Whether the window was cut short by the WAL limit.
     pub cut_at_limit: bool,
+    /// Without a window: where the statistics' figures count from, and how that start was found.
+    pub since_note: String,
 }
 
 pub use sql::{measure, wal_reader};
@@ -45,11 +47,13 @@ mod sql {
 
     const CHECKPOINTS: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
         "SELECT (num_timed + num_requested)::bigint AS checkpoints,
-                extract(epoch FROM now() - stats_reset)::float8 AS seconds
+                extract(epoch FROM now() - coalesce(stats_reset, pg_catalog.pg_postmaster_start_time()))::float8 AS seconds,
+                stats_reset IS NULL AS never_reset
          FROM pg_catalog.pg_stat_checkpointer"
     } else {
         "SELECT (checkpoints_timed + checkpoints_req)::bigint AS checkpoints,
-                extract(epoch FROM now() - stats_reset)::float8 AS seconds
+                extract(epoch FROM now() - coalesce(stats_reset, pg_catalog.pg_postmaster_start_time()))::float8 AS seconds,
+                stats_reset IS NULL AS never_reset
          FROM pg_catalog.pg_stat_bgwriter"
     };
 
@@ -273,14 +277,17 @@ mod sql {
         .collect()
     }
 
-    fn checkpoints() -> (Option<i64>, Option<f64>) {
+    /// The checkpoints since the checkpoint statistics' reset (or, never reset, since the
+    /// server's start), the seconds since, and whether they were never reset.
+    fn checkpoints() -> (Option<i64>, Option<f64>, bool) {
         #[derive(serde::Deserialize)]
         struct Checkpoints {
             checkpoints: Option<i64>,
             seconds: Option<f64>,
+            never_reset: bool,
         }
         row::<Checkpoints>(CHECKPOINTS, &[])
-            .map(|c| (c.checkpoints, c.seconds))
+            .map(|c| (c.checkpoints, c.seconds, c.never_reset))
             .unwrap_or_default()
     }
 
@@ -305,12 +312,16 @@ mod sql {
     /// `wal_limit` bytes of it were written), or, without a window, read the statistics since their
     /// last reset.
     pub fn measure(window: Option<f64>, wal_limit: i64) -> Measured {
-        let (checkpoints0, since_reset) = checkpoints();
+        let (checkpoints0, since_reset, never_reset) = checkpoints();
         let checkpoints_per_hour = match (checkpoints0, since_reset) {
             (Some(n), Some(s)) if s > 0.0 => Some(n as f64 * 3600.0 / s),
             _ => None,
         };
         let checkpoints_note = match since_reset {
+            Some(s) if never_reset => format!(
+                "checkpoints per hour: the checkpoint statistics, never reset, over the {:.1} hours since the server's start (pg_postmaster_start_time(); they may count from before it)",
+                s / 3600.0
+            ),
             Some(s) => format!(
                 "checkpoints per hour: the checkpoint statistics over the {:.1} hours since their reset",
                 s / 3600.0
@@ -318,13 +329,46 @@ mod sql {
             None => "checkpoints per hour unknown: the checkpoint statistics have no reset time".into(),
         };
         let Some(window) = window else {
-            let reset = one::<f64>(
-                "SELECT extract(epoch FROM now() - stats_reset)::float8 FROM pg_catalog.pg_stat_database
-                 WHERE datname = current_database()",
+            // The statistics count from their last reset; on a server where they were never reset
+            // (stats_reset NULL, most servers), from the server's start: a clean restart keeps
+            // them on PostgreSQL 15 and later, so the rates are then at most what the figures say.
+            #[derive(serde::Deserialize)]
+            struct Since {
+                reset: Option<f64>,
+                started: Option<f64>,
+            }
+            let since = row::<Since>(
+                "SELECT extract(epoch FROM now() - stats_reset)::float8 AS reset,
+                        extract(epoch FROM now() - pg_catalog.pg_postmaster_start_time())::float8 AS started
+                 FROM pg_catalog.pg_stat_database WHERE datname = current_database()",
                 &[],
             );
+            let (seconds, since_note) = match since {
+                // Less than a second of statistics says nothing of a rate.
+                Some(Since { reset, started }) if reset.or(started).is_some_and(|s| s < 1.0) => (
+                    None,
+                    "no sample, and less than a second of statistics since their reset or the server's start: no rates"
+                        .into(),
+                ),
+                Some(Since { reset: Some(s), .. }) => (
+                    Some(s),
+                    format!(
+                        "no sample: inserts and blocks read are pg_stat_all_tables' and pg_statio_all_tables' since the statistics' reset {:.1} hours ago",
+                        s / 3600.0
+                    ),
+                ),
+                Some(Since { reset: None, started: Some(s) }) => (
+                    Some(s),
+                    format!(
+                        "no sample: the statistics were never reset, so inserts and blocks read are counted from the server's start {:.1} hours ago (pg_postmaster_start_time(); PostgreSQL 15 and later keep them across a clean restart, so the rates are at most these)",
+                        s / 3600.0
+                    ),
+                ),
+                _ => (None, String::new()),
+            };
             return Measured {
-                seconds: reset,
+                seconds,
+                since_note,
                 sampled: false,
                 wal_note: "no sample: the WAL by index needs keybench_audit(sample => an interval)"
                     .into(),
@@ -382,7 +426,7 @@ mod sql {
         let server_wal = lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert);
         fresh_statistics();
         let after = table_counts();
-        let (checkpoints1, _) = checkpoints();
+        let (checkpoints1, _, _) = checkpoints();
         let tables = after
             .iter()
             .map(|(oid, a)| {
@@ -437,6 +481,7 @@ mod sql {
         Measured {
             seconds: Some(seconds),
             sampled: true,
+            since_note: String::new(),
             server_wal_bytes: Some(server_wal),
             wal_read_bytes: read_bytes,
             wal_read_seconds: read_ns as f64 / 1e9,

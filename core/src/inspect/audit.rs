@@ -1,8 +1,13 @@
 //! keybench_audit(): every primary-key and unique B-tree index of the database, what its key is,
 //! how big and how dense the index is, and a plain-language verdict drawn from the published
 //! findings, stating the figures it rests on.
+//!
+//! The key's kind and the finding's label are decided in SQL (sql/audit.sql), by the same
+//! functions the plain-SQL audit (keybench-audit.sql) runs; here are their labels as a type, the
+//! verdict sentences that state a finding's figures, and what a key costs the server.
 
-/// How a key gets its values.
+/// How a key gets its values: keybench_audit's `key_kind`, as sql/audit.sql's
+/// `keybench.audit_classify` labels it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyKind {
     Identity,
@@ -10,17 +15,52 @@ pub enum KeyKind {
     UuidV4,
     UuidV7,
     UuidV1,
+    UuidV6,
+    UuidV8,
+    /// A uuid whose variant is not RFC 9562's (and whose first bits are no time), or of a version
+    /// RFC 9562 does not define or whose order it does not give (v2, v3, v5).
+    UuidOther,
+    UuidV4Text,
+    UuidV7Text,
+    /// A uuid of another version stored as text.
+    UuidOtherText,
     UlidUuid,
     UlidText,
     Snowflake,
-    NanoidText,
-    UuidText,
+    /// A bigint whose top bits look like a time, from an epoch other than Twitter's.
+    SnowflakeLike,
+    RandomText,
+    /// Integers the application supplies (no default), with no time in them.
+    Integer,
     Expression,
     Composite,
     ApplicationSupplied,
 }
 
 impl KeyKind {
+    pub const ALL: [KeyKind; 20] = [
+        KeyKind::Identity,
+        KeyKind::Sequence,
+        KeyKind::UuidV4,
+        KeyKind::UuidV7,
+        KeyKind::UuidV1,
+        KeyKind::UuidV6,
+        KeyKind::UuidV8,
+        KeyKind::UuidOther,
+        KeyKind::UuidV4Text,
+        KeyKind::UuidV7Text,
+        KeyKind::UuidOtherText,
+        KeyKind::UlidUuid,
+        KeyKind::UlidText,
+        KeyKind::Snowflake,
+        KeyKind::SnowflakeLike,
+        KeyKind::RandomText,
+        KeyKind::Integer,
+        KeyKind::Expression,
+        KeyKind::Composite,
+        KeyKind::ApplicationSupplied,
+    ];
+
     pub fn label(self) -> &'static str {
         match self {
             KeyKind::Identity => "identity",
@@ -28,105 +68,163 @@ impl KeyKind {
             KeyKind::UuidV4 => "uuid v4 (random)",
             KeyKind::UuidV7 => "uuid v7",
             KeyKind::UuidV1 => "uuid v1",
+            KeyKind::UuidV6 => "uuid v6",
+            KeyKind::UuidV8 => "uuid v8",
+            KeyKind::UuidOther => "uuid (no known version)",
+            KeyKind::UuidV4Text => "uuid v4 as text",
+            KeyKind::UuidV7Text => "uuid v7 as text",
+            KeyKind::UuidOtherText => "uuid as text",
             KeyKind::UlidUuid => "ulid as uuid",
             KeyKind::UlidText => "ulid as text",
             KeyKind::Snowflake => "snowflake",
-            KeyKind::NanoidText => "nanoid as text",
-            KeyKind::UuidText => "uuid as text",
+            KeyKind::SnowflakeLike => "snowflake-like integer",
+            KeyKind::RandomText => "random text",
+            KeyKind::Integer => "application-supplied integer",
             KeyKind::Expression => "expression",
             KeyKind::Composite => "composite",
             KeyKind::ApplicationSupplied => "application-supplied",
         }
     }
 
-    /// Keys whose new values land anywhere in the index rather than at its right edge.
+    /// The kind labelled `label` by sql/audit.sql; a uuid of another version as text (`uuid v1 as
+    /// text`) is [`KeyKind::UuidOtherText`].
+    pub fn from_label(label: &str) -> Option<KeyKind> {
+        KeyKind::ALL
+            .into_iter()
+            .find(|k| k.label() == label)
+            .or_else(|| {
+                (label.starts_with("uuid ") && label.ends_with(" as text"))
+                    .then_some(KeyKind::UuidOtherText)
+            })
+    }
+
+    /// Keys whose new values land anywhere in the index rather than at its right edge (by what
+    /// the kind is; the audit measures what the values do besides).
     pub fn is_random(self) -> bool {
+        match self {
+            KeyKind::UuidV4
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV1
+            | KeyKind::UuidOther
+            | KeyKind::UuidOtherText
+            | KeyKind::RandomText => true,
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV7
+            | KeyKind::UuidV6
+            | KeyKind::UuidV8
+            | KeyKind::UuidV7Text
+            | KeyKind::UlidUuid
+            | KeyKind::UlidText
+            | KeyKind::Snowflake
+            | KeyKind::SnowflakeLike
+            | KeyKind::Integer
+            | KeyKind::Expression
+            | KeyKind::Composite
+            | KeyKind::ApplicationSupplied => false,
+        }
+    }
+
+    /// A uuid stored as text (36 characters, or 32 hex digits).
+    pub fn is_uuid_text(self) -> bool {
         matches!(
             self,
-            KeyKind::UuidV4 | KeyKind::NanoidText | KeyKind::UuidText
+            KeyKind::UuidV4Text | KeyKind::UuidV7Text | KeyKind::UuidOtherText
         )
+    }
+
+    /// The time in a key of this kind, as SQL over the key `k` with keybench's schema `ext`, and
+    /// the function giving the smallest key of a millisecond: the kinds whose keys carry their time
+    /// and keybench can read it.
+    pub fn key_time(self, ext: &str) -> Option<(String, String)> {
+        match self {
+            KeyKind::UuidV7 => Some((
+                format!("{ext}.uuid_extract_timestamp(k)"),
+                format!("{ext}.uuidv7_floor"),
+            )),
+            KeyKind::UlidUuid => Some((
+                format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
+                format!("{ext}.ulid_uuid_floor"),
+            )),
+            KeyKind::UlidText => Some((
+                format!("{ext}.ulid_extract_timestamp(k)"),
+                format!("{ext}.ulid_floor"),
+            )),
+            KeyKind::Snowflake => Some((
+                format!("{ext}.snowflake_timestamp(k)"),
+                format!("{ext}.snowflake_floor"),
+            )),
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV4
+            | KeyKind::UuidV1
+            | KeyKind::UuidV6
+            | KeyKind::UuidV8
+            | KeyKind::UuidOther
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV7Text
+            | KeyKind::UuidOtherText
+            | KeyKind::SnowflakeLike
+            | KeyKind::RandomText
+            | KeyKind::Integer
+            | KeyKind::Expression
+            | KeyKind::Composite
+            | KeyKind::ApplicationSupplied => None,
+        }
     }
 }
 
-/// What the catalog says about the key's (first) column.
-#[derive(Debug, Clone, Default)]
-pub struct KeyColumn {
-    pub columns: i32,
-    pub is_expression: bool,
-    pub type_name: String,
-    /// `a`/`d` for an identity column, empty otherwise.
-    pub identity: String,
-    pub default_expr: Option<String>,
-    /// Of a sample of the column's values, how many look like a UUID / a ULID in text.
-    pub sample: Option<(i64, i64, i64)>,
+/// The finding: keybench_audit's `finding`, as sql/audit.sql's `keybench.audit_finding` labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    RandomUuidDefault,
+    RandomUuidKeys,
+    SwitchedToV7,
+    UuidText,
+    UlidText,
+    RandomText,
+    KeysLandAtRandom,
+    LowLeafDensity,
+    TooSmallToJudge,
+    Ok,
+}
+
+impl Finding {
+    pub const ALL: [Finding; 10] = [
+        Finding::RandomUuidDefault,
+        Finding::RandomUuidKeys,
+        Finding::SwitchedToV7,
+        Finding::UuidText,
+        Finding::UlidText,
+        Finding::RandomText,
+        Finding::KeysLandAtRandom,
+        Finding::LowLeafDensity,
+        Finding::TooSmallToJudge,
+        Finding::Ok,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Finding::RandomUuidDefault => "random uuid default",
+            Finding::RandomUuidKeys => "random uuid keys",
+            Finding::SwitchedToV7 => "switched to uuid v7",
+            Finding::UuidText => "uuid stored as text",
+            Finding::UlidText => "ulid stored as text",
+            Finding::RandomText => "random text key",
+            Finding::KeysLandAtRandom => "keys land at random",
+            Finding::LowLeafDensity => "low leaf density",
+            Finding::TooSmallToJudge => "too small to judge",
+            Finding::Ok => "ok",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<Finding> {
+        Finding::ALL.into_iter().find(|f| f.label() == label)
+    }
 }
 
 pub fn is_text_type(t: &str) -> bool {
     t == "text" || t.starts_with("character") || t == "name"
-}
-
-pub fn classify(k: &KeyColumn) -> KeyKind {
-    if k.columns > 1 {
-        return KeyKind::Composite;
-    }
-    if k.is_expression {
-        return KeyKind::Expression;
-    }
-    if k.identity == "a" || k.identity == "d" {
-        return KeyKind::Identity;
-    }
-    let text = is_text_type(&k.type_name);
-    if let Some(d) = k.default_expr.as_deref() {
-        let d = d.to_ascii_lowercase();
-        let has = |f: &str| d.contains(f);
-        if has("nextval(") {
-            return KeyKind::Sequence;
-        }
-        if has("snowflake_id(") {
-            return KeyKind::Snowflake;
-        }
-        if has("ulid_uuid(") || has("ulid_monotonic_uuid(") {
-            return KeyKind::UlidUuid;
-        }
-        if has("ulid") {
-            return if text {
-                KeyKind::UlidText
-            } else {
-                KeyKind::UlidUuid
-            };
-        }
-        if has("nanoid(") {
-            return KeyKind::NanoidText;
-        }
-        if has("uuidv7(") || has("uuid_generate_v7(") {
-            return if text {
-                KeyKind::UuidText
-            } else {
-                KeyKind::UuidV7
-            };
-        }
-        if has("gen_random_uuid(") || has("uuidv4(") || has("uuid_generate_v4(") {
-            return if text {
-                KeyKind::UuidText
-            } else {
-                KeyKind::UuidV4
-            };
-        }
-        if has("uuid_generate_v1") {
-            return KeyKind::UuidV1;
-        }
-    }
-    if text {
-        if let Some((n, uuids, ulids)) = k.sample {
-            if n > 0 && uuids == n {
-                return KeyKind::UuidText;
-            }
-            if n > 0 && ulids == n {
-                return KeyKind::UlidText;
-            }
-        }
-    }
-    KeyKind::ApplicationSupplied
 }
 
 /// The figures a verdict rests on.
@@ -140,7 +238,22 @@ pub struct Facts {
     pub shared_buffers_bytes: i64,
     pub density: Option<f64>,
     pub fragmentation: Option<f64>,
+    pub leaf_pages: Option<i64>,
     pub uuidv7_call: String,
+    /// The key's bytes in the sampled rows (pg_column_size), if sampled.
+    pub key_bytes: Option<f64>,
+    /// The kinds the values hold with their shares, and when they switched to v7.
+    pub value_kinds: Option<String>,
+    pub switched_at: Option<String>,
+    /// Whether new rows' keys land in order ('in order', 'random', 'partly in order', 'unknown').
+    pub insert_order: String,
+    /// How the key is stored ('uuid', 'text: 36 characters', ... 'after a prefix (tr-)').
+    pub key_form: Option<String>,
+    /// Where the default and the values disagree.
+    pub note: Option<String>,
+    /// The foreign keys onto the key: how many, how many without an index on the child.
+    pub references: i64,
+    pub unindexed_references: i64,
     /// For a Citus distributed table: how it is spread (a sentence), its figures being the
     /// shards' together.
     pub distributed: Option<String>,
@@ -150,8 +263,12 @@ fn mb(bytes: i64) -> String {
     format!("{:.1} MB", bytes as f64 / 1_048_576.0)
 }
 
-/// A short label and the verdict sentence(s).
-pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
+/// Bytes a uuid takes in a row and an index: 16 (against 37 for its text of 36 characters, 33 for
+/// 32 hex digits, 27 for a ULID's 26).
+pub const UUID_BYTES: f64 = 16.0;
+
+/// The verdict for a key of `kind` with `finding`: sentences that state the figures they rest on.
+pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
     let share = 100.0 * f.index_bytes as f64 / f.shared_buffers_bytes.max(1) as f64;
     let rows = f
         .rows
@@ -164,67 +281,121 @@ pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
         (Some(d), Some(fr)) => format!("leaf density {d:.2}%, fragmentation {fr:.2}%"),
         _ => "leaf density not measured".into(),
     };
-    let low_density = f.density.is_some_and(|d| d < 75.0);
+    let bytes = f
+        .key_bytes
+        .map(|b| format!("{b:.0} bytes a key in its rows"))
+        .unwrap_or_else(|| "its bytes a key not sampled".into());
+    let rebuilt = |d: f64| mb((f.index_bytes as f64 * d / 90.0) as i64);
     let mut out: Vec<String> = Vec::new();
-    let mut label = "ok";
-    match kind {
-        KeyKind::UuidV4 => {
-            label = "random uuid default";
+    match finding {
+        Finding::RandomUuidDefault => out.push(format!(
+            "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
+             split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
+             read pages from outside the cache. Change the default to UUID v7 — one statement, no \
+             rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
+            f.table, f.column, f.uuidv7_call
+        )),
+        Finding::RandomUuidKeys => out.push(format!(
+            "Random UUID v4 keys made by the client ({size}; {density}): every insert lands on a random \
+             leaf, as with a v4 default, but the column has none to change: the application makes them. \
+             Switch its generator to UUID v7 (a v7 library, or leave the key to a default: ALTER TABLE {} \
+             ALTER COLUMN {} SET DEFAULT {}; and stop sending it); existing keys stay valid.",
+            f.table, f.column, f.uuidv7_call
+        )),
+        Finding::SwitchedToV7 => out.push(format!(
+            "Switched to UUID v7 ({size}; {density}): its keys are {}{}; new rows get v7 keys, which \
+             land in order among the v7 keys. The v4 keys stay where they are: their leaves keep their \
+             density and take no more inserts; REINDEX INDEX CONCURRENTLY at a quiet hour packs them \
+             again{}.",
+            f.value_kinds.as_deref().unwrap_or("mixed"),
+            f.switched_at
+                .as_deref()
+                .map(|t| format!(
+                    ", the first v7 key in the sample from {}",
+                    t.replacen('T', " ", 1)
+                ))
+                .unwrap_or_default(),
+            f.density
+                .filter(|d| *d < 85.0)
+                .map(|d| format!(" (to about {} from {})", rebuilt(d), mb(f.index_bytes)))
+                .unwrap_or_default()
+        )),
+        Finding::UuidText => {
+            let what = match kind {
+                KeyKind::UuidV7Text => "UUID v7",
+                KeyKind::UuidV4Text => "UUID v4",
+                _ => "UUID",
+            };
+            let prefixed = f.key_form.as_deref().is_some_and(|k| k.contains("after a prefix"));
             out.push(format!(
-                "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
-                 split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
-                 read pages from outside the cache. Change the default to UUID v7 — one statement, no \
-                 rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
-                f.table, f.column, f.uuidv7_call
-            ));
+                "{what} stored as {} ({size}; {density}; {bytes}, where a uuid takes {UUID_BYTES:.0}): text \
+                 keys are larger and slower to compare, in this index and in every foreign key onto it. {}",
+                f.type_name,
+                if prefixed {
+                    format!(
+                        "Each key has a prefix before its uuid ({}): as a uuid column it would keep the 16 \
+                         bytes and drop the prefix, which then belongs in another column or in the \
+                         application.",
+                        f.key_form.as_deref().unwrap_or_default()
+                    )
+                } else {
+                    format!(
+                        "Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING {}::uuid; (rewrites the \
+                         table and its indexes: plan a maintenance window; keybench_plan writes the steps, \
+                         foreign keys included).",
+                        f.table, f.column, f.column
+                    )
+                }
+            ))
         }
-        KeyKind::UuidText => {
-            label = "uuid stored as text";
-            out.push(format!(
-                "UUID stored as {} ({size}; {density}): 37 bytes per key where uuid takes 16, and text \
-                 comparisons are slower. Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING {}::uuid; \
-                 (rewrites the table and its indexes: plan a maintenance window).",
-                f.type_name, f.table, f.column, f.column
-            ));
-        }
-        KeyKind::UlidText => {
-            label = "ulid stored as text";
-            out.push(format!(
-                "ULID stored as {} ({size}; {density}): 27 bytes per key where the same 128 bits in a uuid \
-                 take 16. Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({}); \
-                 (rewrites the table; uuid_to_ulid() gives the text back).",
-                f.type_name, f.table, f.column, f.column
-            ));
-        }
-        KeyKind::NanoidText => {
-            label = "random text key";
-            out.push(format!(
-                "Random nanoid text key ({size}; {density}): inserts land anywhere in the index, like UUID v4, \
-                 and text keys are larger and slower to compare. For new tables prefer a time-ordered key \
-                 (bigint identity, UUID v7)."
-            ));
-        }
-        _ => {}
-    }
-    if low_density && !kind.is_random() && kind != KeyKind::UuidV4 {
-        label = if label == "ok" {
-            "low leaf density"
-        } else {
-            label
-        };
-        out.push(format!(
+        Finding::UlidText => out.push(format!(
+            "ULID stored as {} ({size}; {density}; {bytes}, where the same 128 bits in a uuid take \
+             {UUID_BYTES:.0}). Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({}); \
+             (rewrites the table; uuid_to_ulid() gives the text back).",
+            f.type_name, f.table, f.column, f.column
+        )),
+        Finding::RandomText => out.push(format!(
+            "Random text key ({size}; {density}; {bytes}): inserts land anywhere in the index, like \
+             UUID v4, and text keys are larger and slower to compare. For new tables prefer a \
+             time-ordered key (bigint identity, UUID v7)."
+        )),
+        Finding::KeysLandAtRandom => out.push(format!(
+            "The newest rows' keys land anywhere in the index ({size}; {density}): whatever its \
+             kind says, the key is not inserted in order, and every insert may touch another leaf."
+        )),
+        Finding::LowLeafDensity => out.push(format!(
             "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}): the index has \
              been bloated by random inserts or deletes. REINDEX INDEX CONCURRENTLY at a quiet hour would \
              rebuild it at about {} (estimate: size x density / 90).",
             f.density.unwrap_or(0.0),
-            mb((f.index_bytes as f64 * f.density.unwrap_or(90.0) / 90.0) as i64)
-        ));
-    } else if low_density {
+            rebuilt(f.density.unwrap_or(90.0))
+        )),
+        Finding::TooSmallToJudge => out.push(format!(
+            "Too small to judge ({size}; {density}, {} leaf pages): an index's leaf density settles only \
+             after many page splits, and one of fewer than {} leaves can have any.",
+            f.leaf_pages.map_or("an unknown number of".into(), |l| l.to_string()),
+            MIN_LEAVES
+        )),
+        Finding::Ok => {}
+    }
+    let low_density =
+        f.density.is_some_and(|d| d < 75.0) && f.leaf_pages.is_some_and(|l| l >= MIN_LEAVES);
+    if low_density
+        && matches!(
+            finding,
+            Finding::RandomUuidDefault
+                | Finding::RandomUuidKeys
+                | Finding::UuidText
+                | Finding::UlidText
+                | Finding::RandomText
+                | Finding::KeysLandAtRandom
+        )
+    {
         out.push(format!(
             "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
              a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
             f.density.unwrap_or(0.0),
-            mb((f.index_bytes as f64 * f.density.unwrap_or(90.0) / 90.0) as i64)
+            rebuilt(f.density.unwrap_or(90.0))
         ));
     }
     if out.is_empty() {
@@ -232,21 +403,106 @@ pub fn verdict(kind: KeyKind, f: &Facts) -> (&'static str, String) {
             KeyKind::Identity
             | KeyKind::Sequence
             | KeyKind::UuidV7
+            | KeyKind::UuidV6
             | KeyKind::UlidUuid
-            | KeyKind::Snowflake => "Time-ordered key: new keys go to the right edge of the index",
+            | KeyKind::Snowflake
+            | KeyKind::SnowflakeLike => "Time-ordered key: new keys go to the right edge of the index",
+            KeyKind::Integer => "Integers the application supplies",
             KeyKind::ApplicationSupplied => {
-                "Keys supplied by the application: keybench cannot tell their order"
+                "Keys supplied by the application: keybench cannot tell their kind from their values"
             }
             KeyKind::Composite => "Composite key: its order depends on the leading column",
-            _ => "No finding",
+            KeyKind::Expression => "An expression key",
+            KeyKind::UuidV4
+            | KeyKind::UuidV1
+            | KeyKind::UuidV8
+            | KeyKind::UuidOther
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV7Text
+            | KeyKind::UuidOtherText
+            | KeyKind::UlidText
+            | KeyKind::RandomText => "No finding",
         };
-        out.push(format!("{what} ({size}; {density}). No change needed."));
+        let order = match f.insert_order.as_str() {
+            "in order" => "; the newest rows' keys are in order",
+            _ => "",
+        };
+        out.push(format!(
+            "{what} ({size}; {density}){order}. No change needed."
+        ));
+    }
+    if let Some(n) = &f.note {
+        out.push(format!("Note: {n}."));
+    }
+    if f.unindexed_references > 0 {
+        out.push(format!(
+            "Foreign keys onto it without an index on the child: {} of {} (keybench_audit_references lists them).",
+            f.unindexed_references, f.references
+        ));
     }
     if let Some(d) = &f.distributed {
         out.push(d.clone());
     }
-    (label, out.join(" "))
+    out.join(" ")
 }
+
+/// One row of keybench_audit, by column name: the composite type keybench.audit (sql/audit.sql)
+/// has these attributes in this order (a test checks it), and the extension writes each row as
+/// this struct's JSON into it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AuditRow {
+    pub schema_name: String,
+    pub table_name: String,
+    pub index_name: String,
+    pub constraint_kind: String,
+    pub key_columns: String,
+    pub key_default: Option<String>,
+    pub key_kind: String,
+    pub kind_basis: String,
+    pub key_form: Option<String>,
+    pub key_bytes: Option<f64>,
+    pub value_kinds: Option<String>,
+    pub switched_at: Option<String>,
+    pub insert_order: String,
+    pub newest_rank: Option<f64>,
+    pub row_estimate: Option<i64>,
+    pub index_bytes: i64,
+    pub share_of_shared_buffers: f64,
+    pub leaf_pages: Option<i64>,
+    pub avg_leaf_density: Option<f64>,
+    pub leaf_fragmentation: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+    pub projected_rows_at_shared_buffers: Option<i64>,
+    pub referenced_by: i32,
+    pub unindexed_references: i32,
+    pub child_index_bytes: i64,
+    pub finding: String,
+    pub verdict: String,
+    pub sample_seconds: Option<f64>,
+    pub wal_bytes: Option<i64>,
+    pub fpi_bytes: Option<i64>,
+    pub wal_share: Option<f64>,
+    pub table_wal_bytes: Option<i64>,
+    pub table_fpi_bytes: Option<i64>,
+    pub with_children_wal_bytes: Option<i64>,
+    pub with_children_fpi_bytes: Option<i64>,
+    pub inserts_per_sec: Option<f64>,
+    pub wal_per_inserted_row: Option<f64>,
+    pub rows_per_day: Option<f64>,
+    pub checkpoints_per_hour: Option<f64>,
+    pub rows_per_checkpoint: Option<f64>,
+    pub r_over_l: Option<f64>,
+    pub projected_wal_saving_per_day: Option<i64>,
+    pub days_to_shared_buffers: Option<f64>,
+    pub with_children_days_to_shared_buffers: Option<f64>,
+    pub days_to_ram: Option<f64>,
+    pub io_cost_per_month: Option<f64>,
+    pub sources: String,
+}
+
+/// Leaf pages below which an index's density is not judged (sql/audit.sql's
+/// `keybench.audit_min_leaves()`; a test checks the two agree).
+pub const MIN_LEAVES: i64 = 10;
 
 /// What one key's measurement gives: the window's (or the statistics') figures for the key's index
 /// and its table, and the server's setting around them.
@@ -270,6 +526,11 @@ pub struct CostInputs {
     pub checkpoints_per_hour: Option<f64>,
     /// Rows a day read from a time-ordered key itself, and how.
     pub key_rows_per_day: Option<(f64, String)>,
+    /// The foreign-key indexes of the children: their bytes together, their WAL in the window,
+    /// and the bytes they grow by a day (each child's inserts at its index's bytes per row).
+    pub child_index_bytes: i64,
+    pub child_wal: Option<super::sample::RelWal>,
+    pub child_growth_per_day: Option<f64>,
 }
 
 /// What a key costs the server: the audit's measured columns and its projection.
@@ -286,6 +547,11 @@ pub struct Cost {
     pub rows_per_checkpoint: Option<f64>,
     pub projected_wal_saving_per_day: Option<i64>,
     pub days_to_shared_buffers: Option<f64>,
+    /// The key's index and its children's foreign-key indexes together: their WAL and images in
+    /// the window, and the days until together they outgrow shared_buffers.
+    pub with_children_wal_bytes: Option<i64>,
+    pub with_children_fpi_bytes: Option<i64>,
+    pub with_children_days_to_shared_buffers: Option<f64>,
     pub days_to_ram: Option<f64>,
     pub io_cost_per_month: Option<f64>,
     /// Where each figure came from, and the projection's inputs.
@@ -391,7 +657,18 @@ pub fn cost(i: &CostInputs) -> Cost {
         let days = |limit: i64| ((limit - i.index_bytes).max(0) as f64 / per_day).max(0.0);
         c.days_to_shared_buffers = Some(days(i.shared_buffers_bytes));
         c.days_to_ram = i.ram_bytes.map(days);
+        let all = per_day + i.child_growth_per_day.unwrap_or(0.0);
+        c.with_children_days_to_shared_buffers = Some(
+            ((i.shared_buffers_bytes - i.index_bytes - i.child_index_bytes).max(0) as f64 / all)
+                .max(0.0),
+        );
     }
+    c.with_children_wal_bytes = i
+        .index_wal
+        .map(|w| w.wal_bytes + i.child_wal.map_or(0, |x| x.wal_bytes));
+    c.with_children_fpi_bytes = i
+        .index_wal
+        .map(|w| w.fpi_bytes + i.child_wal.map_or(0, |x| x.fpi_bytes));
     // The I/O bill at the measured rates: the table's blocks read, and its WAL in 4 kB writes.
     if let (true, Some(s)) = (i.sampled, secs) {
         if let (Some(read), Some(w)) = (i.blocks_read, i.table_wal) {
@@ -413,39 +690,6 @@ pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> 
 #[cfg(test)]
 mod unit_tests {
     use super::*;
-
-    fn col(t: &str, default: Option<&str>) -> KeyColumn {
-        KeyColumn {
-            columns: 1,
-            type_name: t.into(),
-            default_expr: default.map(Into::into),
-            ..Default::default()
-        }
-    }
-
-    /// Every kind keybench_run loads is named by the audit from the default its table gets (bigint:
-    /// an identity column).
-    #[test]
-    fn every_kind_is_recognised() {
-        use crate::kind::Kind;
-        for &k in Kind::ALL {
-            let c = KeyColumn {
-                identity: if k == Kind::Bigint {
-                    "a".into()
-                } else {
-                    String::new()
-                },
-                ..col(k.key_type().sql(), Some(&k.default_expr("keybench")))
-            };
-            let found = classify(&c);
-            assert_ne!(found, KeyKind::ApplicationSupplied, "{k:?}");
-            assert_eq!(
-                found.is_random(),
-                !k.insertion_ordered(),
-                "{k:?} classified as {found:?}"
-            );
-        }
-    }
 
     #[test]
     fn what_a_random_key_costs() {
@@ -473,6 +717,9 @@ mod unit_tests {
             blocks_read: Some(5_000),
             checkpoints_per_hour: Some(12.0),
             key_rows_per_day: None,
+            child_index_bytes: 20 << 20,
+            child_wal: wal(30_000_000, 28_000_000, 5_000),
+            child_growth_per_day: Some(86_400_000.0 * 40.0),
         };
         let c = cost(&i);
         assert_eq!(c.inserts_per_sec, Some(1000.0));
@@ -486,6 +733,14 @@ mod unit_tests {
         assert_eq!(
             c.days_to_shared_buffers.map(|d| (d * 1000.0).round()),
             Some(8.0)
+        );
+        // With the children: their WAL added, and twice the growth into the 8 MB left.
+        assert_eq!(c.with_children_wal_bytes, Some(90_000_000));
+        assert_eq!(c.with_children_fpi_bytes, Some(85_000_000));
+        assert_eq!(
+            c.with_children_days_to_shared_buffers
+                .map(|d| (d * 10_000.0).round()),
+            Some(12.0)
         );
         assert!(c.io_cost_per_month.unwrap() > 0.0);
         assert!(c.notes.iter().any(|n| n.contains("measured in the sample")));
@@ -511,72 +766,23 @@ mod unit_tests {
     }
 
     #[test]
-    fn classification() {
+    fn labels_round_trip() {
+        for k in KeyKind::ALL {
+            assert_eq!(KeyKind::from_label(k.label()), Some(k));
+        }
         assert_eq!(
-            classify(&KeyColumn {
-                identity: "a".into(),
-                ..col("bigint", None)
-            }),
-            KeyKind::Identity
+            KeyKind::from_label("uuid v1 as text"),
+            Some(KeyKind::UuidOtherText)
         );
-        assert_eq!(
-            classify(&col("bigint", Some("nextval('t_id_seq'::regclass)"))),
-            KeyKind::Sequence
-        );
-        assert_eq!(
-            classify(&col("uuid", Some("gen_random_uuid()"))),
-            KeyKind::UuidV4
-        );
-        assert_eq!(classify(&col("uuid", Some("uuidv4()"))), KeyKind::UuidV4);
-        assert_eq!(classify(&col("uuid", Some("uuidv7()"))), KeyKind::UuidV7);
-        assert_eq!(
-            classify(&col("uuid", Some("public.uuidv7()"))),
-            KeyKind::UuidV7
-        );
-        assert_eq!(
-            classify(&col("text", Some("(gen_random_uuid())::text"))),
-            KeyKind::UuidText
-        );
-        assert_eq!(classify(&col("text", Some("ulid()"))), KeyKind::UlidText);
-        assert_eq!(
-            classify(&col("uuid", Some("ulid_uuid()"))),
-            KeyKind::UlidUuid
-        );
-        assert_eq!(
-            classify(&col("bigint", Some("snowflake_id()"))),
-            KeyKind::Snowflake
-        );
-        assert_eq!(
-            classify(&col("text", Some("nanoid(21, 'abc'::text)"))),
-            KeyKind::NanoidText
-        );
-        assert_eq!(classify(&col("text", None)), KeyKind::ApplicationSupplied);
-        assert_eq!(
-            classify(&KeyColumn {
-                sample: Some((100, 100, 0)),
-                ..col("text", None)
-            }),
-            KeyKind::UuidText
-        );
-        assert_eq!(
-            classify(&KeyColumn {
-                sample: Some((100, 99, 0)),
-                ..col("text", None)
-            }),
-            KeyKind::ApplicationSupplied
-        );
-        assert_eq!(
-            classify(&KeyColumn {
-                columns: 2,
-                ..col("bigint", None)
-            }),
-            KeyKind::Composite
-        );
+        assert_eq!(KeyKind::from_label("uuid v9"), None);
+        for f in Finding::ALL {
+            assert_eq!(Finding::from_label(f.label()), Some(f));
+        }
+        assert_eq!(Finding::from_label("fine"), None);
     }
 
-    #[test]
-    fn verdicts_state_their_figures() {
-        let f = Facts {
+    fn facts() -> Facts {
+        Facts {
             table: "public.events".into(),
             column: "id".into(),
             type_name: "uuid".into(),
@@ -585,11 +791,17 @@ mod unit_tests {
             shared_buffers_bytes: 128 << 20,
             density: Some(71.25),
             fragmentation: Some(49.5),
+            leaf_pages: Some(5000),
             uuidv7_call: "uuidv7()".into(),
-            distributed: None,
-        };
-        let (label, v) = verdict(KeyKind::UuidV4, &f);
-        assert_eq!(label, "random uuid default");
+            insert_order: "random".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn verdicts_state_their_figures() {
+        let f = facts();
+        let v = verdict(KeyKind::UuidV4, Finding::RandomUuidDefault, &f);
         for needle in [
             "40.0 MB",
             "31% of shared_buffers",
@@ -601,22 +813,33 @@ mod unit_tests {
         ] {
             assert!(v.contains(needle), "{needle} in {v}");
         }
-        let (label, v) = verdict(
+        let v = verdict(KeyKind::UuidV4, Finding::RandomUuidKeys, &f);
+        assert!(
+            v.contains("made by the client") && v.contains("the application makes them"),
+            "{v}"
+        );
+        let v = verdict(
             KeyKind::Identity,
+            Finding::Ok,
             &Facts {
                 density: Some(90.1),
                 fragmentation: Some(0.0),
+                insert_order: "in order".into(),
                 ..f.clone()
             },
         );
-        assert_eq!(label, "ok");
-        assert!(v.contains("No change needed") && v.contains("90.10%"));
+        assert!(
+            v.contains("No change needed") && v.contains("90.10%") && v.contains("in order"),
+            "{v}"
+        );
         // A distributed table's verdict ends with how it is spread.
-        let (_, v) = verdict(
+        let v = verdict(
             KeyKind::UuidV7,
+            Finding::Ok,
             &Facts {
                 density: Some(89.6),
                 fragmentation: Some(0.0),
+                insert_order: "unknown".into(),
                 distributed: Some(
                     "Distributed by Citus over 32 shard placements on 2 nodes.".into(),
                 ),
@@ -630,24 +853,72 @@ mod unit_tests {
                 ),
             "{v}"
         );
-        let (label, v) = verdict(
+        let v = verdict(
             KeyKind::Identity,
+            Finding::LowLeafDensity,
             &Facts {
                 density: Some(60.0),
                 ..f.clone()
             },
         );
-        assert_eq!(label, "low leaf density");
         assert!(v.contains("26.7 MB"), "{v}");
-        let (label, _) = verdict(
-            KeyKind::UuidText,
+        let v = verdict(
+            KeyKind::UuidV7Text,
+            Finding::UuidText,
             &Facts {
-                density: None,
-                fragmentation: None,
+                type_name: "character varying(36)".into(),
+                key_bytes: Some(37.0),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.starts_with("UUID v7 stored as character varying(36)")
+                && v.contains("37 bytes a key")
+                && v.contains("a uuid takes 16"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UuidV7,
+            Finding::SwitchedToV7,
+            &Facts {
+                value_kinds: Some("v4 78.0%, v7 22.0%".into()),
+                switched_at: Some("2026-11-03 10:00:00+00".into()),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("v4 78.0%, v7 22.0%") && v.contains("2026-11-03") && v.contains("REINDEX"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::Identity,
+            Finding::TooSmallToJudge,
+            &Facts {
+                density: Some(40.0),
+                leaf_pages: Some(1),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("Too small to judge")
+                && v.contains("1 leaf pages")
+                && v.contains("fewer than 10"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UuidV7,
+            Finding::Ok,
+            &Facts {
+                note: Some("its default gen_random_uuid() would make uuid v4 (random) keys, but the sampled keys are uuid v7: the client makes them".into()),
+                references: 3,
+                unindexed_references: 1,
                 ..f
             },
         );
-        assert_eq!(label, "uuid stored as text");
+        assert!(
+            v.contains("Note: its default") && v.contains("without an index on the child: 1 of 3"),
+            "{v}"
+        );
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Subject {
     pub type_name: String,
     /// The key column's default, if it has one.
     pub default_expr: Option<String>,
+    /// The key's bytes in its rows, where the audit's value sample read them.
+    pub key_bytes: Option<f64>,
     pub index_bytes: i64,
     pub density: Option<f64>,
     /// A timestamptz column that holds each row's creation time (quoted), if the table has one.
@@ -227,14 +229,14 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     .into(),
             });
         }
-        KeyKind::UuidText | KeyKind::UlidText => {
-            let using = if s.kind == KeyKind::UuidText {
+        k if k.is_uuid_text() || k == KeyKind::UlidText => {
+            let using = if s.kind.is_uuid_text() {
                 format!("{}::uuid", s.column)
             } else {
                 format!("{}.ulid_to_uuid({})", s.ext_schema, s.column)
             };
             let conv = |c: &str| {
-                if s.kind == KeyKind::UuidText {
+                if s.kind.is_uuid_text() {
                     format!("{c}::uuid")
                 } else {
                     format!("{}.ulid_to_uuid({c})", s.ext_schema)
@@ -300,7 +302,13 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                 )
             };
             out.push(Step {
-                action: format!("{} rewritten as uuid (16 bytes a key instead of {})", s.column, if s.kind == KeyKind::UuidText { "37" } else { "27" }),
+                action: format!(
+                    "{} rewritten as uuid (16 bytes a key instead of {})",
+                    s.column,
+                    s.key_bytes
+                        .map(|b| format!("{b:.0}"))
+                        .unwrap_or_else(|| if s.kind.is_uuid_text() { "37" } else { "27" }.into())
+                ),
                 statement: format!("BEGIN;\n{};\nCOMMIT", statements.join(";\n")),
                 note: format!(
                     "A rewrite of the table and every index on it, under an ACCESS EXCLUSIVE lock for its whole \
@@ -349,6 +357,7 @@ mod unit_tests {
             kind,
             type_name: "uuid".into(),
             default_expr: None,
+            key_bytes: None,
             index_bytes: 100 << 20,
             density: Some(65.0),
             created: Some("\"created_at\"".into()),
@@ -414,7 +423,7 @@ mod unit_tests {
 
     #[test]
     fn a_text_uuid_is_rewritten_with_its_foreign_keys() {
-        let mut s = subject(KeyKind::UuidText);
+        let mut s = subject(KeyKind::UuidV4Text);
         s.references = vec![Reference {
             table: "items".into(),
             constraint: "items_order_id_fkey".into(),
