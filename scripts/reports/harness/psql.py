@@ -145,8 +145,8 @@ class Psql:
 
     # --- for the report's figures -----------------------------------------------------------------
     def rows(self, name, **variables):
-        """The rows of the named query's result (its last statement returning rows) as dicts of
-        strings (NULL: None)."""
+        """The rows of the named query's result as dicts of strings (NULL: None). The file has one
+        statement that returns rows (others may set variables with \\gset, or return none)."""
         out = self._psql(["--csv", "-P", "null=\\N"], sql_text(name), variables)
         return parse_csv(out)
 
@@ -162,24 +162,31 @@ class Psql:
         """Run the named file for its effects; what it prints is discarded."""
         self._psql([], sql_text(name), variables)
 
+    def output(self, name, **variables):
+        """What the named file prints, as it prints it (a COPY ... TO STDOUT's data, say)."""
+        return self._psql([], sql_text(name), variables)
+
     def copy_in(self, table, rows):
-        """Rows (sequences of values, None for NULL) into an existing table, through psql's \\copy."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        for r in rows:
-            w.writerow(["\\N" if v is None else v for v in r])
-        self._psql(["-c", f"\\copy {table} FROM pstdin WITH (FORMAT csv, NULL '\\N')"], stdin=buf.getvalue())
+        """Rows into an existing table, through psql's \\copy: sequences of values (None for NULL),
+        or CSV text as COPY ... TO STDOUT WITH (FORMAT csv) writes it."""
+        if isinstance(rows, str):
+            data, null = rows, ""
+        else:
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            for r in rows:
+                w.writerow(["\\N" if v is None else v for v in r])
+            data, null = buf.getvalue(), "\\N"
+        self._psql(["-c", f"\\copy {table} FROM pstdin WITH (FORMAT csv, NULL '{null}')"], stdin=data)
 
 
 def parse_csv(out):
-    """psql --csv output of one or more statements: the rows of the last result that had any header
-    (each result starts with its header line; a statement without rows prints nothing with -q)."""
+    """psql --csv output of one statement: its header line, then its rows (a second result set could
+    not be told from rows, so a file read for values returns rows from one statement)."""
     lines = list(csv.reader(io.StringIO(out)))
     if not lines:
         return []
     header, rows = lines[0], []
-    # psql prints each result set as header + rows; a later header (same width, a line equal to
-    # no row) is not distinguishable in general, so a query file returns rows from one statement.
     for r in lines[1:]:
         rows.append({k: (None if v == "\\N" else v) for k, v in zip(header, r)})
     return rows
