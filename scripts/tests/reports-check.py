@@ -163,12 +163,16 @@ out
 # an optional unit or ratio sign after it.
 FIGURE = re.compile(r"(?<![A-Za-z_\d.])[~±+-]?\d[\d,]*(?:\.\d+)?(?:x|%|s|ms|MB|GB|kB|KiB|M|k)?(?![A-Za-z_\d])")
 # Names of things, not measurements: a PostgreSQL major or release in its name, the issue this
-# work answers, a cgroup version, RFC 9562 (UUIDs), a date format.
+# work answers, a cgroup version, RFC 9562 (UUIDs); the two formulas of the cost curve; a link's
+# target (an anchor may hold digits).
 ALLOWED = [
     r"PostgreSQL 1\d(?:\.\d+)?(?:'s)?",
     r"issue 27(?:, section 3)?",
     r"cgroup v1",
     r"RFC 9562",
+    r"\(1 - e\^\(-R/L\)\)",
+    r"\(1 \+ checkpoint_completion_target\)",
+    r"\]\([^)]*\)",
 ]
 ALLOWED_RE = re.compile("|".join(ALLOWED))
 

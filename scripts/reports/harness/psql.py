@@ -100,6 +100,14 @@ def interpolate(sql, variables):
     return "".join(out)
 
 
+def without_header(sql):
+    """The SQL without the comment lines it opens with."""
+    lines = sql.split("\n")
+    while lines and lines[0].lstrip().startswith("--"):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 class PsqlError(RuntimeError):
     pass
 
@@ -133,15 +141,16 @@ class Psql:
 
     # --- for a document ----------------------------------------------------------------------
     def show(self, name, **variables):
-        """Run the named query; return (the query as sent, what psql printed: its tables, aligned)."""
+        """Run the named query; return (the query as sent, what psql printed: its tables, aligned).
+        The file's opening comment (what it is for, for whoever maintains it) is not shown."""
         sql = sql_text(name)
         printed = self._psql(["-P", "footer=off"], sql, variables)
         printed = "\n".join(line.rstrip() for line in printed.rstrip("\n").split("\n"))
-        return interpolate(sql, variables), printed
+        return interpolate(without_header(sql), variables), printed
 
     def text(self, name, **variables):
         """The query as sent, without running it (for a document that shows what another tool runs)."""
-        return interpolate(sql_text(name), variables)
+        return interpolate(without_header(sql_text(name)), variables)
 
     # --- for the report's figures -----------------------------------------------------------------
     def rows(self, name, **variables):
