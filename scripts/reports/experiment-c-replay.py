@@ -98,12 +98,13 @@ doc.para("(`:'standby'` the standby's connection string, `:'kind'` the row's key
          "standby's `pg_stat_io` reports them (from time to time, not as it reads; blank where it showed no",
          "change).")
 per_row = {(r["label"], r["kind"]): float(r["replay_us_per_row"]) for r in results}
-doc.table(["pass", "rows", "kind", "FPIs", "replay s", "µs per row", "per row to bigint", "to uuidv7",
-           "standby reads (pg_stat_io)", "startup read", "page-ins"],
-          [[r["label"], r["rows"], r["kind"], r["fpi"], f"{float(r['replay_seconds']):.2f}", f"{float(r['replay_us_per_row']):.3f}",
-            f"{per_row[(r['label'], r['kind'])] / per_row[(r['label'], 'bigint')]:.2f}",
-            f"{per_row[(r['label'], r['kind'])] / per_row[(r['label'], 'uuidv7')]:.2f}",
-            r["standby_blocks_read"] or "", f"{r['startup_read'] / 1048576:.1f} MB", r["pageins"]] for r in results])
+table = (["pass", "rows", "kind", "FPIs", "replay s", "µs per row", "per row to bigint", "to uuidv7",
+          "standby reads (pg_stat_io)", "startup read", "page-ins"],
+         [[r["label"], r["rows"], r["kind"], r["fpi"], f"{float(r['replay_seconds']):.2f}", f"{float(r['replay_us_per_row']):.3f}",
+           f"{per_row[(r['label'], r['kind'])] / per_row[(r['label'], 'bigint')]:.2f}",
+           f"{per_row[(r['label'], r['kind'])] / per_row[(r['label'], 'uuidv7')]:.2f}",
+           r["standby_blocks_read"] or "", f"{r['startup_read'] / 1048576:.1f} MB", r["pageins"]] for r in results])
+doc.table(*table)
 doc.para(f"The study's figures: the standby replayed uuidv4 **{studies.C_REPLAY_BEFORE}x slower per row** than the ordered keys",
          f"before the primary's memory limit, and **{studies.C_REPLAY_AFTER}x slower** after it.")
 doc.h2("The standby replaying live")
@@ -114,4 +115,6 @@ doc.table(["kind", "load rows/s", "largest replay lag", "in ms", "catch-up ms", 
           [[r["kind"], r["rows_per_sec"], r["max_lag"], r["max_lag_ms"], r["catchup_ms"], r["replay_rows_per_sec"]] for r in live_rows])
 doc.chart("standby replay lag per batch", h.link(out, shown))
 doc.write(out)
+h.sidecar("experiment-c-replay", dict(cap_mb=cap, shared_buffers=sb, before=before, after=after, elapsed=elapsed,
+                                      document=out, chart=shown, table=table, per_row=[[k[0], k[1], v] for k, v in per_row.items()]))
 print(f"wrote {os.path.relpath(out, h.ROOT)} and {os.path.relpath(shown, h.ROOT)}")

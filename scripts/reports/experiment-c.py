@@ -27,6 +27,8 @@ print("-- insert rate ratios at the start (the first quarter of the batches) and
 print(db.show("experiment-c/rate-ratios")[1])
 print(f"-- the I/O bill (keybench_io_cost, a projection): at {IO_RATE:,} inserts/s, from the whole load and from its last quarter (out of memory):")
 print(db.show("experiment-c/io-cost", rows=rows, rate=IO_RATE)[1])
+print()
+print(db.show("experiment-c/io-projection", rate=IO_RATE)[1])
 with open(h.cgroup_file("experiment-c", "memory.max_usage_in_bytes")) as f:
     peak = int(f.read()) // 1048576
 print(f"-- the memory cgroup's peak usage: {peak} MB of {cap} MB")
@@ -36,3 +38,5 @@ shown = h.chart(db, svg, "common/chart-runs",
                 title=f"Experiment C: {rows} single-row transactions, shared_buffers {sb}, memory cap {cap} MB")
 if shown.endswith(".png"):
     print(f"-- rendered by Chromium: {os.path.relpath(shown, h.ROOT)}")
+h.sidecar("experiment-c", dict(cap_mb=cap, shared_buffers=sb, rows=rows, clients=CLIENTS, rate=IO_RATE, chart=shown,
+                               peak_mb=peak, io=db.rows("experiment-c/io-cost", rows=rows, rate=IO_RATE)))

@@ -163,8 +163,9 @@ out
 # an optional unit or ratio sign after it.
 FIGURE = re.compile(r"(?<![A-Za-z_\d.])[~±+-]?\d[\d,]*(?:\.\d+)?(?:x|%|s|ms|MB|GB|kB|KiB|M|k)?(?![A-Za-z_\d])")
 # Names of things, not measurements: a PostgreSQL major or release in its name, the issue this
-# work answers, a cgroup version, RFC 9562 (UUIDs); the two formulas of the cost curve; a link's
-# target (an anchor may hold digits).
+# work answers, a cgroup version, RFC 9562 (UUIDs); the two formulas of the cost curve; SQL's own
+# words quoted in prose (LIMIT 1, a $1 parameter, + 0 * run); a link's target (an anchor may hold
+# digits).
 ALLOWED = [
     r"PostgreSQL 1\d(?:\.\d+)?(?:'s)?",
     r"issue 27(?:, section 3)?",
@@ -172,6 +173,9 @@ ALLOWED = [
     r"RFC 9562",
     r"\(1 - e\^\(-R/L\)\)",
     r"\(1 \+ checkpoint_completion_target\)",
+    r"LIMIT 1\b",
+    r"\$1\b",
+    r"\+ 0 \* run",
     r"\]\([^)]*\)",
 ]
 ALLOWED_RE = re.compile("|".join(ALLOWED))

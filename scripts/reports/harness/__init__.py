@@ -9,18 +9,19 @@ that run (a query result, the machine's own count) or from its inputs; the studi
 are named in studies.py. scripts/tests/reports-check.py checks this.
 """
 import datetime
+import json
 import os
 import re
 import sys
 import time
 
 from .markdown import Doc
-from .psql import Psql, PsqlError, interpolate, sql_path, sql_text
+from .psql import Psql, PsqlError, interpolate, sql_path, sql_text, without_header
 from .servers import ROOT, Servers, cgroup_file, install_release, port, shell, svg_to_png
 
 __all__ = ["Doc", "link", "Psql", "PsqlError", "interpolate", "sql_path", "sql_text", "ROOT", "Servers", "cgroup_file",
            "install_release", "port", "shell", "svg_to_png", "results_dir", "output", "chart", "cores", "today",
-           "log", "ordinal", "duration", "Clock", "num", "thousands", "command_line"]
+           "log", "sql_text_shown", "sidecar", "shown_chart", "ordinal", "duration", "Clock", "num", "thousands", "command_line"]
 
 
 def results_dir():
@@ -98,6 +99,32 @@ def thousands(n):
 def command_line(script, *args, env=()):
     """The command as a reader reruns it: optional VAR=value words, the script, its arguments."""
     return " ".join([f"{k}={v}" for k, v in env] + [script] + [str(a) for a in args])
+
+
+def sidecar(name, data=None):
+    """The figures a report leaves for another to quote (target/reports/NAME.json): written when
+    `data` is given, else read (None when that report has not run)."""
+    path = os.path.join(ROOT, "target", "reports", name + ".json")
+    if data is not None:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
+        return data
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def shown_chart(svg):
+    """The file a document links for a chart: its PNG when Chromium made one, else the SVG."""
+    png = svg[:-4] + ".png"
+    return png if os.path.exists(png) else svg
+
+
+def sql_text_shown(name):
+    """A query file as a document shows it, not run (its opening comment left out)."""
+    return without_header(sql_text(name))
 
 
 def ordinal(n):

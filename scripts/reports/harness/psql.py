@@ -140,13 +140,15 @@ class Psql:
         return p.stdout
 
     # --- for a document ----------------------------------------------------------------------
-    def show(self, name, **variables):
+    def show(self, name, hide=(), **variables):
         """Run the named query; return (the query as sent, what psql printed: its tables, aligned).
-        The file's opening comment (what it is for, for whoever maintains it) is not shown."""
+        The file's opening comment (what it is for, for whoever maintains it) is not shown, nor
+        the values of the variables named in `hide` (a socket path: the query shows :'name')."""
         sql = sql_text(name)
         printed = self._psql(["-P", "footer=off"], sql, variables)
         printed = "\n".join(line.rstrip() for line in printed.rstrip("\n").split("\n"))
-        return interpolate(without_header(sql), variables), printed
+        shown = {k: v for k, v in variables.items() if k not in hide}
+        return interpolate(without_header(sql), shown), printed
 
     def text(self, name, **variables):
         """The query as sent, without running it (for a document that shows what another tool runs)."""
