@@ -169,6 +169,14 @@ class Psql:
         r = self.row(name, **variables)
         return None if r is None else next(iter(r.values()))
 
+    def background(self, name, **variables):
+        """Start the named file in a psql of its own (a sampler that runs until told to stop);
+        returns the process, to wait() for."""
+        args = [os.path.join(self.bindir, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", sql_path(name)]
+        for k, v in variables.items():
+            args += ["-v", f"{k}={v}"]
+        return subprocess.Popen(args, env=self.env(), stdout=subprocess.DEVNULL)
+
     def run(self, name, **variables):
         """Run the named file for its effects; what it prints is discarded."""
         self._psql([], sql_text(name), variables)
