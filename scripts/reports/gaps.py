@@ -134,7 +134,7 @@ def run_part(part, build):
     doc = build()
     s = time.time() - t0
     took = h.Doc().comment(f"took | {part} ({PARTS[part]}) | {h.duration(s)} | {h.today()} | {load} |")
-    splice(part, took.render() + "\n" + doc.render())
+    splice(part, took.render() + doc.render())
     h.log(f"part {part}: {h.duration(s)}")
 
 
