@@ -226,6 +226,17 @@ def prose_figures(path):
     return found
 
 
+with tempfile.TemporaryDirectory() as t:
+    probe = os.path.join(t, "probe.py")
+    with open(probe, "w") as f:
+        f.write('"""A docstring with 42 in it."""\n'
+                'doc.para("uuidv4\'s leaves are 69% full, 2.4x slower")\n'
+                'doc.para(f"uuidv4\'s leaves are {r[\'density\']}% full, {ratio:.2f}x, on PostgreSQL 18")\n'
+                'SB = "16MB"\n')
+    hits = [fig for _, fig, _ in prose_figures(probe)]
+check("the figure lint finds typed figures (69%, 2.4x) and passes formatted ones, docstrings and values",
+      [None if hits == ["69%", "2.4x"] else f"found {hits}"])
+
 problems = []
 for path in modules():
     if os.path.dirname(path) != REPORTS:  # the harness: code, no prose
