@@ -146,6 +146,8 @@ major() {
   run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/tests/disk-test.sh "$v"
   echo "-- scripts/tests/audit-sample.sh $v: keybench_audit's sample while pgbench inserts"
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
+  echo "-- scripts/tests/audit-plain.sh $v: keybench-audit.sql without keybench, then against keybench_audit on the same database"
+  run_step "target/logs/audit-plain-pg$v.log" "pg$v plain-SQL audit" bash scripts/tests/audit-plain.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
   echo "-- scripts/tests/package-check.sh $v: the .deb and the tarball of this build (cargo pgrx package --debug)"
@@ -190,6 +192,10 @@ echo "== scripts/tests/links-check.sh: every relative link and #anchor in README
 run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
 echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
 run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
+echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no figure typed into prose, every query's file"
+run_step target/logs/reports-check.log "reports" python3 scripts/tests/reports-check.py
+echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
+run_step target/logs/audit-sql-check.log "plain-SQL audit generated" python3 scripts/tools/audit-sql.py --check
 echo "== rustdoc with warnings denied: every module list and doc link resolves, in both crates"
 if timed "rustdoc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
   echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))

@@ -674,6 +674,63 @@ mod tests {
         }
     }
 
+    /// Every kind keybench_run loads is named by the audit from the default its table gets (bigint:
+    /// an identity column), with the order the kind has.
+    #[pg_test]
+    fn audit_names_every_kind() {
+        use keybench_core::inspect::audit::KeyKind;
+        use keybench_core::kind::Kind;
+        for &k in Kind::ALL {
+            let label = one::<String>(&format!(
+                "SELECT kind FROM keybench.audit_classify('{}', '{}', {}, 1, false, NULL)",
+                k.key_type().sql(),
+                if k == Kind::Bigint { "a" } else { "" },
+                keybench_core::ident::quote_literal(&k.default_expr("keybench"))
+            ));
+            let found = KeyKind::from_label(&label)
+                .unwrap_or_else(|| panic!("{k:?}: the audit's label {label} is no KeyKind"));
+            assert_ne!(found, KeyKind::ApplicationSupplied, "{k:?}");
+            assert_eq!(
+                found.is_random(),
+                !k.insertion_ordered(),
+                "{k:?} named {label}"
+            );
+        }
+    }
+
+    /// keybench.audit (the SQL row type of keybench_audit) has AuditRow's fields, in order, and
+    /// the SQL and the Rust agree on the smallest index the audit judges.
+    #[pg_test]
+    fn audit_row_type_is_the_structs() {
+        let row = serde_json::to_value(keybench_core::inspect::audit::AuditRow::default()).unwrap();
+        let fields: Vec<String> = row.as_object().unwrap().keys().cloned().collect();
+        let attributes: Vec<String> = Spi::get_one::<Vec<String>>(
+            "SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+             WHERE attrelid = 'keybench.audit'::regclass AND attnum > 0 AND NOT attisdropped",
+        )
+        .unwrap()
+        .unwrap();
+        let mut sorted = attributes.clone();
+        sorted.sort();
+        assert_eq!(fields, sorted, "the same names");
+        // serde_json's map is sorted; the order is the struct's declaration order.
+        let declared: Vec<&str> = include_str!("../core/src/inspect/audit.rs")
+            .split("pub struct AuditRow {")
+            .nth(1)
+            .unwrap()
+            .split("\n}")
+            .next()
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub ")?.split(':').next())
+            .collect();
+        assert_eq!(declared, attributes, "the same order");
+        assert_eq!(
+            one::<i32>("SELECT keybench.audit_min_leaves()") as i64,
+            keybench_core::inspect::audit::MIN_LEAVES
+        );
+    }
+
     /// Every SQLSTATE keybench raises reaches the server as that code.
     #[pg_test]
     fn sqlstates_reach_the_server_as_themselves() {
