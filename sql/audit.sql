@@ -318,7 +318,11 @@ BEGIN
              THEN 'snowflake'
              WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
              ELSE 'integer' END
-      WHEN main_form = 'text' THEN 'random text'
+      -- Random identifiers (nanoid, cuid2, random hex, session keys): one length (or two next to
+      -- each other) and an identifier's alphabet; text of other lengths or signs (names, e-mail
+      -- addresses) is the application's own.
+      WHEN main_form = 'text' AND vals->>'text_alphabet' <> 'mixed'
+       AND (SELECT max(l.key::int) - min(l.key::int) FROM jsonb_each(vals->'text_lengths') l) <= 1 THEN 'random text'
     END;
   END IF;
   IF by_values = 'uuid (no known version)' AND main_form <> 'uuid' THEN by_values := 'uuid as text'; END IF;
@@ -327,7 +331,8 @@ BEGIN
   END IF;
   IF by_values IS NOT NULL AND NOT (by_values = 'integer' AND by_default IS NULL) THEN
     kind := by_values;
-    basis := format('values: %s rows from %s pages', rows, vals->>'pages');
+    basis := format('%svalues: %s rows from %s pages',
+                    CASE WHEN by_default = by_values THEN 'default, and ' ELSE '' END, rows, vals->>'pages');
     IF by_default IS NOT NULL AND by_default <> by_values THEN
       note := format('its default %s would make %s keys, but the sampled keys are %s: the client makes them', default_expr, by_default, by_values);
     END IF;
@@ -394,7 +399,7 @@ END $$;
 CREATE FUNCTION keybench.audit_min_leaves() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
 
--- The finding's label for a key of `kind` (decided on `basis`: 'default' or the values), whose
+-- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
 -- has `leaf_pages` leaves at `density` percent (NULL: not measured).
 CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, insert_order text,
@@ -402,7 +407,7 @@ CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, 
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 SELECT CASE
-  WHEN kind = 'uuid v4 (random)' AND basis = 'default' THEN 'random uuid default'
+  WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
   WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
   WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
   WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'

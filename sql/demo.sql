@@ -67,9 +67,9 @@ FROM unnest(ARRAY['demo_bigint_pkey', 'demo_uuidv4_pkey', 'demo_uuidv7_pkey']::r
 \pset format wrapped
 \pset columns 110
 \x on
-SELECT table_name, index_name, key_columns, key_default, key_kind, row_estimate,
+SELECT table_name, index_name, key_columns, key_default, key_kind, kind_basis, key_form, insert_order, row_estimate,
        pg_size_pretty(index_bytes) AS index_size, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,
-       avg_leaf_density, leaf_fragmentation, round(bytes_per_key::numeric, 1) AS bytes_per_key,
+       leaf_pages, avg_leaf_density, leaf_fragmentation, round(bytes_per_key::numeric, 1) AS bytes_per_key,
        projected_rows_at_shared_buffers, finding, verdict
 FROM keybench_audit('public') ORDER BY table_name;
 \x off

@@ -97,7 +97,7 @@ INSERT INTO client.tiny (n) SELECT g FROM generate_series(1, 100) g;
 ANALYZE;
 -- What each key is, how it is stored, what its values hold, and whether new rows' keys land in
 -- order (the version says what a key claims; the order says what it does).
-SELECT table_name, key_kind, kind_basis ~ '^values: [0-9]+ rows from 34 pages$' AS sampled_34_pages, key_form,
+SELECT table_name, key_kind, kind_basis ~ 'values: [0-9]+ rows from 34 pages$' AS sampled_34_pages, key_form,
        round(key_bytes) AS key_bytes, value_kinds, switched_at IS NOT NULL AS switch_time, insert_order, finding
 FROM keybench_audit('client') ORDER BY table_name;
 -- The default and the values disagree: the values decide, and the note says so.

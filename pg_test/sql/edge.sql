@@ -75,6 +75,7 @@ INSERT INTO edge.base VALUES
   ('*', '*', 'interval', '''-1 day'''),
   ('*', '*', 'uuid', '''01890a5d-ac96-774b-bcce-b302099a8057'''),
   ('*', '*', 'regclass', '''edge.t_pkey'''),
+  ('*', '*', 'name', '''id'''),
   ('*', '*', 'int8[]', '''{1}'''),
   ('*', '*', 'text[]', '''{edge}'''),
   ('*', '*', 'jsonb', 'keybench_export(ARRAY[(SELECT run_id FROM edge.runs WHERE name = ''v7'')])');
@@ -107,6 +108,8 @@ INSERT INTO edge.value (arg, type, expr)
                                             '''ffffffff-ffff-7fff-bfff-ffffffffffff''',
                                             '''c232ab00-9414-11ec-b3c8-9f6bdeced846''',
                                             '''919108f7-52d1-4320-9bac-f847db4148a8'''])
+  UNION ALL SELECT '*', 'name', unnest(ARRAY['NULL', '''''', '''ctid''', '''xmin''', '''no_such_column''',
+                                            '''"; DROP TABLE x; --''', 'repeat(''x'', 100)'])
   UNION ALL SELECT '*', 'regclass', unnest(ARRAY['NULL', '''edge.t''', '''edge.seq''', '''edge.view''', '''edge.matview''',
                                                 '''edge.t_hash''', '''edge.t_gist''', '''edge.t_gin''', '''edge.t_brin''',
                                                 '''edge.t_expr''', '''edge.empty_pkey''', '''edge.unlogged_pkey''',

@@ -96,11 +96,12 @@ pub const CHECKPOINTS_SQL: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
     "SELECT (checkpoints_timed + checkpoints_req)::bigint FROM pg_stat_bgwriter"
 };
 
-/// PostgreSQL 14's statistics collector learns of a checkpoint from a message the checkpointer
-/// sends after it, and a backend reads a statistics file up to half a second old: the load's own
-/// CHECKPOINTs can be missing from the count for a moment after the last one. Inside the
-/// caller's transaction, wait (at most 3 s; a cancel is an ERROR like any other) until the count
-/// holds the `requested` ones, each reading fresh.
+/// The checkpointer counts a checkpoint in the statistics after it wakes the backends that waited
+/// for it (PostgreSQL 15 and later report its pending statistics after the broadcast; 14's
+/// statistics collector learns of it from a message, and a backend reads a statistics file up to half
+/// a second old): the load's own CHECKPOINTs can be missing from the count for a moment after the
+/// last one, on a busy machine. Inside the caller's transaction, wait (at most 3 s; a cancel is an
+/// ERROR like any other) until the count holds the `requested` ones, each reading fresh.
 pub fn await_checkpoint_statistics(run_id: i64, requested: i64) {
     let counted = || {
         crate::pg::spi::run("SELECT pg_catalog.pg_stat_clear_snapshot()", &[]);

@@ -325,9 +325,7 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
         return;
     }
     let result = in_transaction(|| {
-        if pg_sys::PG_VERSION_NUM < 150000 {
-            await_checkpoint_statistics(run_id, s.checkpoints_requested.load(Ordering::Acquire));
-        }
+        await_checkpoint_statistics(run_id, s.checkpoints_requested.load(Ordering::Acquire));
         let d = crate::inspect::density::scan(index);
         /// The run's totals, by column name: the batches, their counters summed, and what the
         /// server says of the run as a whole.
