@@ -39,6 +39,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 suite_start=$SECONDS
+export KB_DROP_CLUSTERS=1 # cluster_stop removes each cluster's data once it is stopped (scripts/lib/common.sh)
 bash scripts/setup.sh || exit 1
 . scripts/lib/common.sh
 trap 'cluster_stop_all; kill $(jobs -p) 2>/dev/null' EXIT
@@ -238,7 +239,6 @@ fi
 if [[ " ${versions[*]} " == *" 15 "* ]]; then
   echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
   KB_DEB_PREVIOUS_TARGET=$(lane_target 15) run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
-  packages+=(target/deb-test/pkg-previous/*)
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has

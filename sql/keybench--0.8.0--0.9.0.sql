@@ -450,6 +450,7 @@ BEGIN
       'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
       'int_max', (SELECT max(key::text::numeric) FROM v WHERE form = 'integer'),
       'text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) AS l, count(*) AS n FROM v WHERE form = 'text' GROUP BY 1) x),
+      'text_prefix_share', (SELECT max(n)::float8 / sum(n) FROM (SELECT count(*) AS n FROM v WHERE form = 'text' GROUP BY left(key::text, 2)) x),
       'text_alphabet', (SELECT CASE WHEN bool_and(key::text ~ '^[0-9a-f]+$') THEN 'hex'
                                     WHEN bool_and(key::text ~ '^[0-9a-z]+$') THEN 'lower alphanumeric'
                                     WHEN bool_and(key::text ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
@@ -478,7 +479,7 @@ END $$;
 CREATE FUNCTION keybench.audit_classify(type_name text, identity text, default_expr text, columns int,
                                         is_expression boolean, vals jsonb)
 RETURNS TABLE (kind text, basis text, key_form text, key_bytes float8, value_kinds text,
-               switched_at timestamptz, insert_order text, newest_rank float8, note text)
+               switched_at timestamptz, insert_order text, newest_rank float8, ranked_rows int, note text)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d text := lower(coalesce(default_expr, ''));
@@ -550,11 +551,13 @@ BEGIN
              THEN 'snowflake'
              WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
              ELSE 'integer' END
-      -- Random identifiers (nanoid, cuid2, random hex, session keys): one length (or two next to
-      -- each other) and an identifier's alphabet; text of other lengths or signs (names, e-mail
-      -- addresses) is the application's own.
-      WHEN main_form = 'text' AND vals->>'text_alphabet' <> 'mixed'
-       AND (SELECT max(l.key::int) - min(l.key::int) FROM jsonb_each(vals->'text_lengths') l) <= 1 THEN 'random text'
+      -- Random identifiers (nanoid, cuid2, random hex, session keys): 20 values or more, of one
+      -- length (or two next to each other), of an identifier's alphabet, and no two first
+      -- characters shared by half of them; text of other lengths, signs or a common start (names,
+      -- slugs, e-mail addresses, 'var_1') is the application's own, and so is a handful of rows.
+      WHEN main_form = 'text' AND rows >= 20 AND vals->>'text_alphabet' <> 'mixed'
+       AND (SELECT max(l.key::int) - min(l.key::int) FROM jsonb_each(vals->'text_lengths') l) <= 1
+       AND (vals->>'text_prefix_share')::float8 < 0.5 THEN 'random text'
     END;
   END IF;
   IF by_values = 'uuid (no known version)' AND main_form <> 'uuid' THEN by_values := 'uuid as text'; END IF;
@@ -612,13 +615,15 @@ BEGIN
   -- version means something (a table that switched from v4 to v7 holds both), else among them all.
   IF main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN
     newest_rank := (vals->>'newest_rank')::float8;
+    ranked_rows := coalesce((vals->>'ranked_rows')::int, 0);
   ELSE
     newest_rank := (vals->>'newest_rank_all')::float8;
+    ranked_rows := coalesce((vals->>'ranked_rows_all')::int, 0);
   END IF;
+  -- Fewer than 30 newest rows to rank say nothing of the order: a random key's median rank over 30
+  -- rows strays past 0.7 about once in a hundred tables.
   insert_order := CASE
-    WHEN vals IS NULL
-      OR coalesce((vals->>CASE WHEN main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN 'ranked_rows' ELSE 'ranked_rows_all' END)::int, 0) < 10
-      THEN 'unknown'
+    WHEN vals IS NULL OR ranked_rows < 30 THEN 'unknown'
     WHEN newest_rank >= 0.9 THEN 'in order'
     WHEN newest_rank <= 0.7 THEN 'random'
     ELSE 'partly in order' END;

@@ -143,7 +143,7 @@ END $$;
 
 -- Cancel: statement_timeout stops the run; its workers exit and its table is dropped.
 SET statement_timeout = '1500ms';
-SELECT run_id FROM keybench_run('uuidv4', 50000000, clients => 2);
+SELECT run_id FROM keybench_run('uuidv4', 5000000, clients => 2);
 RESET statement_timeout;
 SELECT pg_sleep(1);
 SELECT count(*) AS workers_left FROM pg_stat_activity WHERE backend_type = 'keybench run worker';
@@ -154,7 +154,7 @@ FROM keybench.runs r WHERE run_id = (SELECT max(run_id) FROM keybench.runs);
 -- Progress is visible from another session while the run is in flight.
 SELECT dblink_connect('runner', format('dbname=%s user=%s port=%s host=%s', current_database(), current_user,
        current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
-SELECT dblink_send_query('runner', $$SELECT run_id FROM keybench_run('bigint', 50000000, keep => true)$$);
+SELECT dblink_send_query('runner', $$SELECT run_id FROM keybench_run('bigint', 5000000, keep => true)$$);
 SELECT pg_sleep(0.5);
 DO $$ BEGIN
   FOR i IN 1..100 LOOP

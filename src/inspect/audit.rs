@@ -166,6 +166,7 @@ mod sql {
         switched_at: Option<String>,
         insert_order: String,
         newest_rank: Option<f64>,
+        ranked_rows: Option<i32>,
         note: Option<String>,
     }
 
@@ -185,8 +186,9 @@ mod sql {
         (v, buffers)
     }
 
-    /// What the value sample's figures say, for `sources`.
-    fn sample_note(v: &Value, buffers: i64, correlation: Option<f64>) -> String {
+    /// What the value sample's figures say, for `sources`; the order figure is the one the
+    /// classification chose (among the keys of the main version, or among them all).
+    fn sample_note(v: &Value, buffers: i64, c: &Classified, correlation: Option<f64>) -> String {
         let n = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
         let mut out = format!(
             "values: {} rows from {} heap pages ({} spread over its {} pages by TID range scans, its last {}) and the \
@@ -197,11 +199,14 @@ mod sql {
             n("table_pages"),
             n("tail_pages")
         );
-        if let Some(r) = v.get("newest_rank").and_then(Value::as_f64) {
+        if let Some(r) = c.newest_rank {
             out.push_str(&format!(
                 "; order: the {} newest rows' keys rank {r:.2} (median) among the sampled keys of their kind (1: above all of them, 0.5: anywhere)",
-                n("ranked_rows")
+                c.ranked_rows.unwrap_or(0)
             ));
+            if c.insert_order == "unknown" {
+                out.push_str(", too few to say (30 or more)");
+            }
         }
         if let Some(c) = correlation {
             out.push_str(&format!(
@@ -560,7 +565,7 @@ mod sql {
             let mut sources = general.clone();
             sources.push(format!("key kind: {}", c.basis));
             if let Some((v, buffers)) = &sampled {
-                sources.push(sample_note(v, *buffers, r.correlation));
+                sources.push(sample_note(v, *buffers, &c, r.correlation));
             } else if !r.selectable {
                 sources.push(
                     "values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)"
