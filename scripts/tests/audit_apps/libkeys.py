@@ -37,6 +37,9 @@ uri = (
     f"?host={os.environ['PGHOST']}&port={os.environ['PGPORT']}"
 )
 snowflakes = SnowflakeGenerator(instance=7)
+# next() of the generator returns None when the wall clock stepped back or 4096 ids were taken in
+# one millisecond: the next non-None id, as an application using it has to
+next_snowflake = lambda: next(filter(None, snowflakes))  # noqa: E731
 
 
 class Base(DeclarativeBase):
@@ -91,13 +94,13 @@ class UlidEventTag(Base):
 
 class SnowflakeMessage(Base):
     __tablename__ = "snowflake_message"
-    id: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False, default=lambda: next(snowflakes))
+    id: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False, default=next_snowflake)
     body: Mapped[str] = mapped_column(sa.String(40))
 
 
 class SnowflakeReply(Base):
     __tablename__ = "snowflake_reply"
-    id: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False, default=lambda: next(snowflakes))
+    id: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False, default=next_snowflake)
     message_id: Mapped[int] = mapped_column(sa.BigInteger, sa.ForeignKey("snowflake_message.id"), index=True)
 
 
