@@ -118,7 +118,7 @@ if [ -z "$keybench" ]; then
 else
   audited=0
   for db in "${dbs[@]}"; do
-    out=$(psql -d "$db" -F ' | ' -c "CREATE EXTENSION IF NOT EXISTS keybench" \
+    out=$(psql -q -d "$db" -F ' | ' -c "CREATE EXTENSION IF NOT EXISTS keybench" \
       -c "SELECT table_name, index_name, key_columns, coalesce(key_default, '-'), key_kind
           FROM keybench_audit('public', measure_density => false) ORDER BY table_name, index_name" 2>&1) \
       || { not_ok "keybench_audit on $db ($out)"; continue; }
