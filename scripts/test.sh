@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
+#   0. the core crate's unit tests (cargo test -p keybench-core: the pure code, no PostgreSQL)
 #   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
 #      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh),
 #      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
 #      over a quarter of the Rust, every module in its parent's list), rustdoc with every warning
 #      denied (broken intra-doc links among them), and released upgrade scripts left as released
 #      (scripts/tests/released-check.sh)
-#   2. cargo pgrx test pgNN: Rust unit tests and #[pg_test]s, in a cluster pgrx starts with
+#   2. cargo pgrx test pgNN: the #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
 #   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
 #      with and without shared_preload_libraries, and with a small shared_buffers
@@ -17,11 +18,11 @@
 #      with a streaming standby (scripts/tests/standby-test.sh), keybench_audit's sample while
 #      pgbench inserts (scripts/tests/audit-sample.sh), and the install packages made
 #      from that major's build (scripts/tests/package-check.sh: the .deb against the tarball of
-#      the same major: layout, modes, PG_MODULE_MAGIC, libraries, lintian)
+#      the same major: layout, modes, PG_MODULE_MAGIC, libraries, lintian; no new compile)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
-#      start run as written (scripts/tests/readme-check.sh); with 15: the .deb built against Debian's
-#      own PostgreSQL 15, installed with apt into a pg_createcluster cluster, updated from the
-#      previous version's package and removed (scripts/tests/deb-test.sh)
+#      start run as written (scripts/tests/readme-check.sh); with 15: the 15 .deb this run made,
+#      installed with apt into Debian's own PostgreSQL 15 in a pg_createcluster cluster, updated from
+#      the previous version's package and removed (scripts/tests/deb-test.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/tests/citus-test.sh), where that major has Citus installed
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
@@ -29,18 +30,26 @@
 #   7. one version everywhere (scripts/tests/version-check.sh): Cargo.toml, keybench.control,
 #      META.json, the newest update script, CHANGELOG.md, the package names in the docs and of the
 #      packages this run made
-# Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything failed.
+# Steps 2 to 4 run for two majors at a time (lanes; each lane builds in its own target directory,
+# so that two majors' builds never overwrite each other's library), and each major's output is
+# printed once its lane has finished it. Every step's time is printed at the end, the slowest
+# first. Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything
+# failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+suite_start=$SECONDS
 bash scripts/setup.sh || exit 1
 . scripts/lib/common.sh
-trap cluster_stop_all EXIT
+trap 'cluster_stop_all; kill $(jobs -p) 2>/dev/null' EXIT
 
 pgrx_tests=1
 if [ "${1:-}" = --regress-only ]; then pgrx_tests=0; shift; fi
 versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 17 16 15 14)
 passed=0; failed=0; skipped=0; failures=(); packages=()
+mkdir -p target/logs
+# Each step's time, "SECONDS<TAB>STEP", one file per lane (the lanes run as subshells).
+times=target/logs/times-main.tsv; : > "$times"
 
 count_cargo() { # add the counts from cargo test's "test result:" lines in $1
   local p f
@@ -49,12 +58,20 @@ count_cargo() { # add the counts from cargo test's "test result:" lines in $1
   passed=$((passed + p)); failed=$((failed + f))
 }
 
+# timed WHAT COMMAND...: run COMMAND and write its time under WHAT into $times.
+timed() {
+  local what=$1 t0=$SECONDS rc; shift
+  "$@"; rc=$?
+  printf '%s\t%s\n' "$((SECONDS - t0))" "$what" >> "$times"
+  return $rc
+}
+
 # run_step LOG WHAT COMMAND...: run a test script that prints "ok ..." / "not ok ..." lines (or
 # pg_regress's "test x ... ok"), show its output and add its counts (count_step); WHAT is a failure
 # if any line failed or none passed.
 run_step() {
   local log=$1 what=$2; shift 2
-  "$@" > "$log" 2>&1
+  timed "$what" "$@" > "$log" 2>&1
   count_step "$log" "$what"
 }
 count_step() { # count_step LOG WHAT: show LOG and add its counts
@@ -68,7 +85,7 @@ count_step() { # count_step LOG WHAT: show LOG and add its counts
 # run_suite VERSION SCHEDULE PORT [server settings...]: pg_test/schedule_SCHEDULE in a fresh cluster
 run_suite() {
   local v=$1 schedule=$2 port=$3; shift 3
-  local name="regress$v-$schedule" out="$KB_ROOT/target/regress-pg$v-$schedule" p f
+  local name="regress$v-$schedule" out="$KB_ROOT/target/regress-pg$v-$schedule" p f t0=$SECONDS
   echo "-- pg_test/schedule_$schedule ${*:-(no preloaded libraries)}"
   cluster_start "$name" "$v" "$port" "$@" || { failed=$((failed + 1)); failures+=("pg$v $schedule cluster"); return; }
   rm -rf "$out"; mkdir -p "$out"
@@ -82,40 +99,17 @@ run_suite() {
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$f" -gt 0 ]; then failures+=("pg$v $schedule regression: $out/regression.diffs"); head -60 "$out/regression.diffs"; fi
   cluster_stop "$name" "$v"
+  printf '%s\t%s\n' "$((SECONDS - t0))" "pg$v schedule_$schedule" >> "$times"
 }
 
-mkdir -p target/logs target/pgrx-test-data
-# pgrx's configuration is this checkout's own (scripts/setup.sh): another checkout's set-up cannot
-# point this one's builds at its PostgreSQL installs.
-echo "== PGRX_HOME is this checkout's"
-if [ "$PGRX_HOME" = "$KB_ROOT/.pg/pgrx" ] && grep -qxF "pg18 = \"$KB_ROOT/.pg/18/bin/pg_config\"" "$PGRX_HOME/config.toml" \
-    && ! grep -v "^\[configs\]" "$PGRX_HOME/config.toml" | grep -vqF "\"$KB_ROOT/.pg/"; then
-  echo "ok - PGRX_HOME is $PGRX_HOME and names only this checkout's installs"; passed=$((passed + 1))
-else
-  echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
-fi
-chown postgres target/pgrx-test-data
-echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
-run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
-echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
-run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
-echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
-run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
-echo "== rustdoc with warnings denied: every module list and doc link resolves"
-if RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
-  echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))
-else
-  grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
-  echo "not ok - rustdoc: see target/logs/rustdoc.log"; failed=$((failed + 1)); failures+=("rustdoc: target/logs/rustdoc.log")
-fi
-echo "== scripts/tests/released-check.sh: the released upgrade scripts are as they were released"
-run_step target/logs/released-check.log "released upgrade scripts" bash scripts/tests/released-check.sh
-
-for v in "${versions[@]}"; do
+# One major's steps 2 to 4 (the caller's lane: its own CARGO_TARGET_DIR).
+major() {
+  local v=$1 log pg_config
   if [ $pgrx_tests = 1 ]; then
-    echo "== PostgreSQL $v: cargo pgrx test (unit tests and #[pg_test]s)"
+    echo "== PostgreSQL $v: cargo pgrx test (the #[pg_test]s)"
     log=target/logs/pgrx-test-pg$v.log
-    if cargo pgrx test "pg$v" --runas postgres --pgdata "$KB_ROOT/target/pgrx-test-data" >"$log" 2>&1; then
+    rm -rf "target/pgrx-test-data-$v"; mkdir -p "target/pgrx-test-data-$v"; chown postgres "target/pgrx-test-data-$v"
+    if timed "pg$v cargo pgrx test" cargo pgrx test "pg$v" --runas postgres --pgdata "$KB_ROOT/target/pgrx-test-data-$v" >"$log" 2>&1; then
       grep -E '^test result:' "$log"
     else
       grep -E '^test .*FAILED|^test result:|^error' "$log"
@@ -127,8 +121,8 @@ for v in "${versions[@]}"; do
 
   echo "== PostgreSQL $v: SQL regression suite (pg_test/)"
   pg_config=$(pg_config_for "$v")
-  if ! cargo pgrx install --pg-config "$pg_config" >"target/logs/install-pg$v.log" 2>&1; then
-    tail -20 "target/logs/install-pg$v.log"; failed=$((failed + 1)); failures+=("pg$v install"); continue
+  if ! timed "pg$v cargo pgrx install" cargo pgrx install --pg-config "$pg_config" >"target/logs/install-pg$v.log" 2>&1; then
+    tail -20 "target/logs/install-pg$v.log"; failed=$((failed + 1)); failures+=("pg$v install"); return
   fi
   regress="$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress"
   # fsync off: these clusters hold nothing worth keeping, and the suite runs faster.
@@ -139,7 +133,7 @@ for v in "${versions[@]}"; do
   echo "-- scripts/tests/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
   run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/tests/isolation.sh "$v"
   echo "-- scripts/tests/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
-  if bash scripts/tests/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
+  if timed "pg$v fuzz" bash scripts/tests/fuzz.sh 2000 "$v" > "target/logs/fuzz-pg$v.log" 2>&1; then
     passed=$((passed + 1)); grep '^fuzz: [0-9]* queries' "target/logs/fuzz-pg$v.log"
   else
     failed=$((failed + 1)); tail -20 "target/logs/fuzz-pg$v.log"; failures+=("pg$v fuzz: target/logs/fuzz-pg$v.log")
@@ -152,21 +146,99 @@ for v in "${versions[@]}"; do
   run_step "target/logs/disk-pg$v.log" "pg$v disk test" bash scripts/tests/disk-test.sh "$v"
   echo "-- scripts/tests/audit-sample.sh $v: keybench_audit's sample while pgbench inserts"
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
+  echo "-- scripts/tests/audit-plain.sh $v: keybench-audit.sql without keybench, then against keybench_audit on the same database"
+  run_step "target/logs/audit-plain-pg$v.log" "pg$v plain-SQL audit" bash scripts/tests/audit-plain.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
   echo "-- scripts/tests/package-check.sh $v: the .deb and the tarball of this build (cargo pgrx package --debug)"
   run_step "target/logs/package-check-pg$v.log" "pg$v package check" bash scripts/tests/package-check.sh "$v"
+}
+
+# lane NAME MAJOR...: the majors one after the other, in a subshell with its own target directory;
+# each major's output goes to target/logs/lane-MAJOR.out and its counts to target/logs/lane-MAJOR.counts.
+lane() {
+  local name=$1 v; shift
+  (
+    export CARGO_TARGET_DIR=$KB_ROOT/target/lane-$name
+    for v in "$@"; do
+      passed=0; failed=0; failures=(); times=target/logs/times-pg$v.tsv; : > "$times"
+      major "$v" > "target/logs/lane-$v.out" 2>&1
+      { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } > "target/logs/lane-$v.counts"
+    done
+  )
+}
+
+echo "== cargo test -p keybench-core: the core's unit tests (no PostgreSQL)"
+if timed "cargo test -p keybench-core" cargo test -p keybench-core >target/logs/core-test.log 2>&1; then
+  grep -E '^test result:' target/logs/core-test.log
+else
+  grep -E '^test .*FAILED|^test result:|^error' target/logs/core-test.log
+  grep -qE '^test result:' target/logs/core-test.log || failed=$((failed + 1))
+  failures+=("cargo test -p keybench-core: target/logs/core-test.log")
+fi
+count_cargo target/logs/core-test.log
+# pgrx's configuration is this checkout's own (scripts/setup.sh): another checkout's set-up cannot
+# point this one's builds at its PostgreSQL installs.
+echo "== PGRX_HOME is this checkout's"
+if [ "$PGRX_HOME" = "$KB_ROOT/.pg/pgrx" ] && grep -qxF "pg18 = \"$KB_ROOT/.pg/18/bin/pg_config\"" "$PGRX_HOME/config.toml" \
+    && ! grep -v "^\[configs\]" "$PGRX_HOME/config.toml" | grep -vqF "\"$KB_ROOT/.pg/"; then
+  echo "ok - PGRX_HOME is $PGRX_HOME and names only this checkout's installs"; passed=$((passed + 1))
+else
+  echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
+fi
+echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
+run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
+echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
+run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
+echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
+run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
+echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no figure typed into prose, every query's file"
+run_step target/logs/reports-check.log "reports" python3 scripts/tests/reports-check.py
+echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
+run_step target/logs/audit-sql-check.log "plain-SQL audit generated" python3 scripts/tools/audit-sql.py --check
+echo "== rustdoc with warnings denied: every module list and doc link resolves, in both crates"
+if timed "rustdoc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
+  echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))
+else
+  grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
+  echo "not ok - rustdoc: see target/logs/rustdoc.log"; failed=$((failed + 1)); failures+=("rustdoc: target/logs/rustdoc.log")
+fi
+echo "== scripts/tests/released-check.sh: the released upgrade scripts are as they were released"
+run_step target/logs/released-check.log "released upgrade scripts" bash scripts/tests/released-check.sh
+
+# Two lanes: the majors alternate between them, the newest first.
+lane_a=(); lane_b=(); i=0
+for v in "${versions[@]}"; do
+  if [ $((i % 2)) = 0 ]; then lane_a+=("$v"); else lane_b+=("$v"); fi
+  i=$((i + 1))
+done
+lanes_start=$SECONDS
+lane a "${lane_a[@]}" & pid_a=$!
+[ ${#lane_b[@]} -gt 0 ] && { lane b "${lane_b[@]}" & pid_b=$!; }
+wait $pid_a; [ -n "${pid_b:-}" ] && wait "$pid_b"
+printf '%s\t%s\n' "$((SECONDS - lanes_start))" "the majors' steps, two lanes side by side (wall clock)" >> "$times"
+for v in "${versions[@]}"; do
+  cat "target/logs/lane-$v.out"
+  if [ -f "target/logs/lane-$v.counts" ]; then
+    read -r p f < "target/logs/lane-$v.counts"
+    passed=$((passed + p)); failed=$((failed + f))
+    while IFS= read -r line; do [ -n "$line" ] && failures+=("$line"); done < <(tail -n +2 "target/logs/lane-$v.counts")
+  else
+    failed=$((failed + 1)); failures+=("pg$v: its lane ended before it finished (target/logs/lane-$v.out)")
+  fi
   packages+=("target/package-check/pg$v"/*)
 done
 
+# lane_target MAJOR: the target directory of the lane that built MAJOR (its builds are reused).
+lane_target() { if [[ " ${lane_b[*]} " == *" $1 "* ]]; then echo "$KB_ROOT/target/lane-b"; else echo "$KB_ROOT/target/lane-a"; fi; }
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/tests/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
-  run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
+  CARGO_TARGET_DIR=$(lane_target 18) run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
 fi
 if [[ " ${versions[*]} " == *" 15 "* ]]; then
-  echo "== scripts/tests/deb-test.sh: the .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
-  run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh
-  packages+=(target/deb-test/pkg/*)
+  echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
+  KB_DEB_PREVIOUS_TARGET=$(lane_target 15) run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
+  packages+=(target/deb-test/pkg-previous/*)
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has
@@ -176,7 +248,7 @@ for v in "${versions[@]}"; do
   case $v in 16|17|18) ;; *) continue ;; esac
   echo "== scripts/tests/citus-test.sh $v: a Citus coordinator and 2 workers"
   log="target/logs/citus-pg$v.log"
-  bash scripts/tests/citus-test.sh "$v" > "$log" 2>&1; rc=$?
+  timed "pg$v citus test" bash scripts/tests/citus-test.sh "$v" > "$log" 2>&1; rc=$?
   if [ $rc = 77 ] && ! grep -qE '^(ok|not ok) ' "$log"; then
     cat "$log"; skipped=$((skipped + 1))
   else
@@ -201,6 +273,10 @@ fi
 echo "== scripts/tests/version-check.sh: one version in every file and in the packages this run made"
 run_step target/logs/version-check.log "one version" bash scripts/tests/version-check.sh "${packages[@]}"
 
+echo
+echo "== the steps' times (seconds), the slowest first; the lanes ran side by side"
+cat target/logs/times-*.tsv | sort -rn | awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }'
+printf '%6d  %s\n' "$((SECONDS - suite_start))" "the whole suite (wall clock)"
 echo
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -3,12 +3,27 @@
 --           pg_test checks it), run_reads, run_nodes, run_shards, run_standbys,
 --           batch_standby_lag, run_replay, reads
 --   views   keybench.batch_reads, batch_standbys, progress, run_figures, read_figures
---   functions keybench.refuse_distributed, keybench_cleanup, keybench_series
+--   functions keybench.run_table_name, keybench.run_lock_class, keybench.refuse_distributed,
+--           keybench_cleanup, keybench_series
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- keybench_run's results, one row per run and one per batch, and the tables of kept runs.
 CREATE SCHEMA keybench;
 COMMENT ON SCHEMA keybench IS 'keybench: results of keybench_run and the tables of kept runs';
+
+-- The name (unquoted) of run `run_id`'s table in schema keybench: the one definition, which the
+-- SQL here and the Rust (src/kind.rs) both call.
+CREATE FUNCTION keybench.run_table_name(run_id bigint, kind text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT pg_catalog.format('run_%s_%s', run_id, kind) $$;
+
+-- The class of the advisory lock every process working on a run or read holds, shared, on
+-- (class, lock_key) for as long as it lives ('kbru'): the one definition, which the SQL here and
+-- the Rust (src/workers/worker.rs) both call.
+CREATE FUNCTION keybench.run_lock_class() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT 1801613941 $$;
+
 CREATE TABLE keybench.runs (
     run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
@@ -357,7 +372,7 @@ GRANT SELECT ON keybench.reads, keybench.read_figures TO PUBLIC;
 -- Close the runs that no keybench process works on any more, left marked running by a server
 -- crash or restart (or a killed worker): each is marked failed, with the reason, and its table
 -- dropped unless it was kept. Every process working on a run holds a shared advisory lock on
--- (1801613941, lock_key) for as long as it lives, so a free lock means an abandoned run. Runs
+-- (keybench.run_lock_class(), lock_key) for as long as it lives, so a free lock means an abandoned run. Runs
 -- whose table the caller cannot drop are skipped (a superuser or the table's owner can close
 -- them). keybench_run calls it before each run; call it after a crash to close them at once.
 CREATE FUNCTION keybench_cleanup()
@@ -372,7 +387,7 @@ DECLARE
 BEGIN
   FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
            WHERE k.status = 'running' ORDER BY k.run_id LOOP
-    CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, (r.run_id % 2147483648)::int));
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(keybench.run_lock_class(), coalesce(r.lock_key, (r.run_id % 2147483648)::int));
     BEGIN
       not_dropped := NULL;
       IF NOT r.keep THEN
@@ -380,7 +395,7 @@ BEGIN
         -- the run open: it is closed, keeping its table_name and saying why. On a Citus
         -- coordinator the nodes holding its shards are asked first, as a DROP that fails on one
         -- of them would fail this whole transaction at its commit.
-        t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));
+        t := to_regclass(format('keybench.%I', keybench.run_table_name(r.run_id, r.kind)));
         IF t IS NOT NULL AND to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
           EXECUTE 'SELECT string_agg(format(''%s:%s'', d.nodename, d.nodeport), '', '')
                    FROM (SELECT DISTINCT n.nodename, n.nodeport FROM pg_catalog.pg_dist_shard s
@@ -393,7 +408,7 @@ BEGIN
         END IF;
         IF not_dropped IS NULL THEN
           BEGIN
-            EXECUTE format('DROP TABLE IF EXISTS keybench.%I', format('run_%s_%s', r.run_id, r.kind));
+            EXECUTE format('DROP TABLE IF EXISTS keybench.%I', keybench.run_table_name(r.run_id, r.kind));
           EXCEPTION WHEN insufficient_privilege THEN RAISE;
                     WHEN OTHERS THEN not_dropped := SQLERRM;
           END;
@@ -444,7 +459,7 @@ BEGIN
   -- are dropped unless kept.
   FOR r IN SELECT k.read_id, k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.reads k
            WHERE k.status = 'running' ORDER BY k.read_id LOOP
-    CONTINUE WHEN NOT pg_try_advisory_xact_lock(1801613941, coalesce(r.lock_key, 0));
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(keybench.run_lock_class(), coalesce(r.lock_key, 0));
     BEGIN
       IF NOT r.keep AND to_regclass(format('keybench.%I', format('read_%s_children', r.read_id))) IS NOT NULL THEN
         EXECUTE format('DROP TABLE keybench.%I', format('read_%s_children', r.read_id));

@@ -33,7 +33,7 @@ BEGIN
   PERFORM keybench.refuse_distributed($1, $2);
   SELECT * INTO r FROM keybench.runs k WHERE k.run_id = $1 AND k.table_name IS NOT NULL;
   IF FOUND THEN
-    t := to_regclass(format('keybench.%I', format('run_%s_%s', r.run_id, r.kind)));
+    t := to_regclass(format('keybench.%I', keybench.run_table_name(r.run_id, r.kind)));
   END IF;
   IF t IS NULL THEN
     RAISE EXCEPTION 'run % has no kept table', $1 USING ERRCODE = 'undefined_object',

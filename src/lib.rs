@@ -63,6 +63,11 @@ extension_sql_file!(
     requires = ["run_schema"]
 );
 extension_sql_file!(
+    "../sql/audit.sql",
+    name = "audit_sql",
+    requires = ["run_schema"]
+);
+extension_sql_file!(
     "../sql/least_privilege.sql",
     name = "least_privilege",
     finalize

@@ -17,16 +17,16 @@ pub fn refuse_distributed(function: &str, run_id: i64) {
 /// taken from keybench.runs' text). ERROR 0A000 for a distributed run.
 pub fn kept_run(function: &'static str, run_id: i64) -> Option<(String, String, i32)> {
     refuse_distributed(function, run_id);
-    row::<(Option<String>, Option<String>, Option<i32>)>(
+    #[derive(serde::Deserialize)]
+    struct Kept {
+        kind: String,
+        shape: String,
+        payload_width: i32,
+    }
+    row::<Kept>(
         "SELECT kind, shape, payload_width FROM keybench.runs
          WHERE run_id = $1 AND table_name IS NOT NULL AND status <> 'running'",
         &[run_id.into()],
     )
-    .map(|(kind, shape, width)| {
-        (
-            kind.unwrap_or_default(),
-            shape.unwrap_or_default(),
-            width.unwrap_or(60),
-        )
-    })
+    .map(|k| (k.kind, k.shape, k.payload_width))
 }

@@ -269,15 +269,41 @@ mod tests {
 
     #[pg_test]
     fn snowflake_strictly_increases_past_4096_per_ms_and_when_the_clock_steps_back() {
+        // A node id of this test's own, so that no other test's backend draws from its counter.
+        Spi::run("SET LOCAL keybench.node_id = 901").unwrap();
         Spi::run("CREATE TEMP TABLE ids AS SELECT n, public.snowflake_id() AS id FROM generate_series(1, 100000) n").unwrap();
+        // A clock 60 s behind the counter: every id borrows the next sequence number, so the
+        // 10,000 ids fill whole milliseconds (4096 ids each) and go on into the next ones, whatever
+        // the machine's speed.
         Spi::run("SET LOCAL keybench.clock_skew_ms = '-60s'").unwrap();
         Spi::run("INSERT INTO ids SELECT n, public.snowflake_id() FROM generate_series(100001, 110000) n").unwrap();
         let out_of_order = one::<i64>(
             "SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) t WHERE prev >= id",
         );
         assert_eq!(out_of_order, 0);
-        // 100,000 ids in far fewer milliseconds: some millisecond was full and borrowed the next.
-        assert!(one::<i64>("SELECT max(public.snowflake_sequence(id)) FROM ids") > 0);
+        assert_eq!(
+            one::<i64>("SELECT count(*) FROM ids WHERE public.snowflake_node(id) <> 901"),
+            0
+        );
+        // Consecutive counter values: each id is the one before plus one sequence number, the
+        // 4097th of a millisecond the first of the next.
+        assert_eq!(
+            one::<i64>(
+                "SELECT count(*) FROM (SELECT n, (id >> 22) * 4096 + (id & 4095) AS c,
+                                             lag((id >> 22) * 4096 + (id & 4095)) OVER (ORDER BY n) AS prev
+                                      FROM ids WHERE n > 100000) t
+                 WHERE n > 100001 AND c <> prev + 1"
+            ),
+            0
+        );
+        // So at least one millisecond holds all 4096 ids (10,000 ids span three milliseconds or
+        // more), which no real millisecond gave.
+        assert!(
+            one::<i64>(
+                "SELECT count(*) FROM (SELECT id >> 22 AS ms FROM ids WHERE n > 100000
+                                      GROUP BY 1 HAVING count(*) = 4096) t"
+            ) >= 1
+        );
     }
 
     #[pg_test]
@@ -515,6 +541,263 @@ mod tests {
             run_id.unwrap()
         ));
         assert!(ok);
+    }
+
+    // ---- contracts between the SQL and the Rust, each defined once ----
+
+    /// A kept run's table is named by keybench.run_table_name (the one definition), which
+    /// keybench_cleanup and keybench.kept_run call too, and its run lock's class is
+    /// keybench.run_lock_class(), which the workers take.
+    #[pg_test]
+    fn run_table_name_and_lock_class_have_one_definition() {
+        let kept = one::<String>(
+            "SELECT kept_table FROM public.keybench_run('uuidv7', 100, keep => true)",
+        );
+        assert_eq!(
+            kept,
+            one::<String>(
+                "SELECT 'keybench.' || keybench.run_table_name(max(run_id), 'uuidv7') FROM keybench.runs"
+            )
+        );
+        assert_eq!(one::<i32>("SELECT keybench.run_lock_class()"), 0x6b62_7275); // "kbru"
+        assert!(one::<bool>(
+            "SELECT count(*) = 0 FROM pg_proc WHERE prosrc LIKE '%1801613941%' AND proname <> 'run_lock_class'"
+        ));
+    }
+
+    /// keybench_run's defaults in SQL are RunRequest::default()'s, the ones keybench_replay and
+    /// the probes use for what they do not expose; and keybench_compare takes the arguments it
+    /// shares with keybench_run in the same order, with the same defaults (but rows and
+    /// checkpoint_first, which it documents).
+    #[pg_test]
+    fn run_signatures_agree_with_the_request() {
+        let defaults = serde_json::to_value(keybench_core::run::RunRequest::default()).unwrap();
+        let args: Vec<(String, Option<String>)> = Spi::connect(|c| {
+            c.select(
+                "SELECT a.name, a.def FROM pg_proc p,
+                        LATERAL (SELECT (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[1] AS name,
+                                        (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[2] AS def, o
+                                 FROM regexp_split_to_table(pg_get_function_arguments(p.oid), ', (?=\\w+ )')
+                                      WITH ORDINALITY t(x, o)) a
+                 WHERE p.proname = 'keybench_run' ORDER BY a.o",
+                None,
+                &[],
+            )?
+            .map(|r| Ok((r.get::<String>(1)?.unwrap_or_default(), r.get::<String>(2)?)))
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+        })
+        .unwrap();
+        assert_eq!(args.len(), 24, "{args:?}");
+        for (name, def) in &args {
+            let Some(def) = def else { continue };
+            let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
+                "SELECT coalesce(to_jsonb({def})::text, 'null')"
+            )))
+            .unwrap();
+            assert_eq!(
+                defaults.get(name),
+                Some(&sql_value),
+                "keybench_run's {name} defaults to {def}, RunRequest::default() has {:?}",
+                defaults.get(name)
+            );
+        }
+        let order = |f: &str| -> Vec<String> {
+            Spi::get_one::<Vec<String>>(&format!(
+                "SELECT proargnames[1:pronargs] FROM pg_proc WHERE proname = '{f}'"
+            ))
+            .unwrap()
+            .unwrap()
+        };
+        let run = order("keybench_run");
+        let shared: Vec<String> = order("keybench_compare")
+            .into_iter()
+            .filter(|a| run.contains(a))
+            .collect();
+        let in_run: Vec<String> = run.into_iter().filter(|a| shared.contains(a)).collect();
+        assert_eq!(
+            shared, in_run,
+            "keybench_compare's shared arguments in keybench_run's order"
+        );
+    }
+
+    /// size_pretty (the core's) prints as the server's pg_size_pretty(bigint).
+    #[pg_test]
+    fn size_pretty_is_pg_size_pretty() {
+        let mut x: i64 = 1;
+        let mut sizes = vec![0i64, 1, 10239, 10240, 10752, 20971519, 20971520];
+        while x < 1 << 50 {
+            sizes.extend([
+                x - 1,
+                x,
+                x + x / 2,
+                10 * x - 1,
+                10 * x,
+                20 * x - 1,
+                20 * x - x / 2,
+            ]);
+            x *= 2;
+        }
+        for b in sizes.into_iter().flat_map(|b| [b, -b]) {
+            assert_eq!(
+                keybench_core::present::size_pretty(b),
+                one::<String>(&format!("SELECT pg_size_pretty({b}::bigint)")),
+                "{b} bytes"
+            );
+        }
+    }
+
+    /// quote_ident (the core's) quotes as the server's quote_ident() for every keyword the server
+    /// has and names around them; a name it quotes that the server would not is a newer major's
+    /// keyword (the same name either way).
+    #[pg_test]
+    fn quote_ident_is_the_servers() {
+        let names: Vec<String> = Spi::get_one::<Vec<String>>(
+            "SELECT array_agg(word) FROM (SELECT word FROM pg_get_keywords()
+                                          UNION ALL SELECT unnest(ARRAY['orders', 'Orders', 'a b', '1st', '_x', 'x\"y', 'é', ''])) w",
+        )
+        .unwrap()
+        .unwrap();
+        assert!(names.len() > 400);
+        for n in names {
+            let ours = keybench_core::ident::quote_ident(&n);
+            let theirs = one::<String>(&format!(
+                "SELECT quote_ident({})",
+                keybench_core::ident::quote_literal(&n)
+            ));
+            if ours != theirs {
+                assert!(
+                    !keybench_core::ident::QUOTED_KEYWORDS.contains(&n.as_str()) || theirs == n,
+                    "{n}: {ours} against {theirs}"
+                );
+                assert_eq!(ours, format!("\"{n}\""), "{n}");
+            }
+        }
+    }
+
+    /// Every kind keybench_run loads is named by the audit from the default its table gets (bigint:
+    /// an identity column), with the order the kind has.
+    #[pg_test]
+    fn audit_names_every_kind() {
+        use keybench_core::inspect::audit::KeyKind;
+        use keybench_core::kind::Kind;
+        for &k in Kind::ALL {
+            let label = one::<String>(&format!(
+                "SELECT kind FROM keybench.audit_classify('{}', '{}', {}, 1, false, NULL)",
+                k.key_type().sql(),
+                if k == Kind::Bigint { "a" } else { "" },
+                keybench_core::ident::quote_literal(&k.default_expr("keybench"))
+            ));
+            let found = KeyKind::from_label(&label)
+                .unwrap_or_else(|| panic!("{k:?}: the audit's label {label} is no KeyKind"));
+            assert_ne!(found, KeyKind::ApplicationSupplied, "{k:?}");
+            assert_eq!(
+                found.is_random(),
+                !k.insertion_ordered(),
+                "{k:?} named {label}"
+            );
+        }
+    }
+
+    /// keybench.audit (the SQL row type of keybench_audit) has AuditRow's fields, in order, and
+    /// the SQL and the Rust agree on the smallest index the audit judges.
+    #[pg_test]
+    fn audit_row_type_is_the_structs() {
+        let row = serde_json::to_value(keybench_core::inspect::audit::AuditRow::default()).unwrap();
+        let fields: Vec<String> = row.as_object().unwrap().keys().cloned().collect();
+        let attributes: Vec<String> = Spi::get_one::<Vec<String>>(
+            "SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+             WHERE attrelid = 'keybench.audit'::regclass AND attnum > 0 AND NOT attisdropped",
+        )
+        .unwrap()
+        .unwrap();
+        let mut sorted = attributes.clone();
+        sorted.sort();
+        assert_eq!(fields, sorted, "the same names");
+        // serde_json's map is sorted; the order is the struct's declaration order.
+        let declared: Vec<&str> = include_str!("../core/src/inspect/audit.rs")
+            .split("pub struct AuditRow {")
+            .nth(1)
+            .unwrap()
+            .split("\n}")
+            .next()
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub ")?.split(':').next())
+            .collect();
+        assert_eq!(declared, attributes, "the same order");
+        assert_eq!(
+            one::<i32>("SELECT keybench.audit_min_leaves()") as i64,
+            keybench_core::inspect::audit::MIN_LEAVES
+        );
+    }
+
+    /// Every SQLSTATE keybench raises reaches the server as that code.
+    #[pg_test]
+    fn sqlstates_reach_the_server_as_themselves() {
+        use keybench_core::sqlstate::SqlState;
+        use pgrx::PgSqlErrorCode::*;
+        for (s, code) in [
+            (
+                SqlState::NullValueNotAllowed,
+                ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            ),
+            (
+                SqlState::DatetimeFieldOverflow,
+                ERRCODE_DATETIME_FIELD_OVERFLOW,
+            ),
+            (
+                SqlState::NumericValueOutOfRange,
+                ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+            ),
+            (
+                SqlState::InvalidParameterValue,
+                ERRCODE_INVALID_PARAMETER_VALUE,
+            ),
+            (
+                SqlState::InvalidTextRepresentation,
+                ERRCODE_INVALID_TEXT_REPRESENTATION,
+            ),
+            (
+                SqlState::InsufficientPrivilege,
+                ERRCODE_INSUFFICIENT_PRIVILEGE,
+            ),
+            (SqlState::UndefinedObject, ERRCODE_UNDEFINED_OBJECT),
+            (SqlState::UndefinedTable, ERRCODE_UNDEFINED_TABLE),
+            (SqlState::WrongObjectType, ERRCODE_WRONG_OBJECT_TYPE),
+            (SqlState::FeatureNotSupported, ERRCODE_FEATURE_NOT_SUPPORTED),
+            (
+                SqlState::ObjectNotInPrerequisiteState,
+                ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            ),
+            (SqlState::DiskFull, ERRCODE_DISK_FULL),
+            (
+                SqlState::ConfigurationLimitExceeded,
+                ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+            ),
+            (
+                SqlState::ProgramLimitExceeded,
+                ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+            ),
+            (SqlState::QueryCanceled, ERRCODE_QUERY_CANCELED),
+            (SqlState::AdminShutdown, ERRCODE_ADMIN_SHUTDOWN),
+            (SqlState::UndefinedFile, ERRCODE_UNDEFINED_FILE),
+            (
+                SqlState::ExternalRoutineException,
+                ERRCODE_EXTERNAL_ROUTINE_EXCEPTION,
+            ),
+            (SqlState::InternalError, ERRCODE_INTERNAL_ERROR),
+            (SqlState::IndexCorrupted, ERRCODE_INDEX_CORRUPTED),
+            (
+                SqlState::Other(*b"40001"),
+                ERRCODE_T_R_SERIALIZATION_FAILURE,
+            ),
+        ] {
+            assert_eq!(crate::pg::error::pg_code(s), code, "{s:?}");
+            assert_eq!(
+                crate::pg::error::sqlstate_of(crate::pg::error::pg_code(s) as i32).code(),
+                s.code()
+            );
+        }
     }
 
     #[pg_test]

@@ -40,4 +40,93 @@ SELECT count(*) AS indexes, count(avg_leaf_density) AS measured FROM keybench_au
 -- keybench's public.uuidv7(), which is masked here too).
 SELECT regexp_replace(replace(verdict, 'public.uuidv7()', 'uuidv7()'), '[0-9]+(\.[0-9]+)?', 'N', 'g') AS verdict_shape
 FROM keybench_audit('shop') WHERE table_name = 'events';
+-- Keys the client makes: no default (or a default the client does not use), the kind read from a
+-- bounded sample of the values. Narrow rows, so that a table's last pages hold hundreds of its newest
+-- rows, and the order measure's median rank is far from its thresholds (0.9 and 0.7: a random key's
+-- median rank over 300 rows is 0.5 with a standard deviation under 0.03).
+CREATE SCHEMA client;
+CREATE TABLE client.v4 (id uuid PRIMARY KEY, n int);
+CREATE TABLE client.v7 (id uuid PRIMARY KEY, n int);
+CREATE TABLE client.v7_text (id varchar(36) PRIMARY KEY, n int);
+CREATE TABLE client.v4_hex (id char(32) PRIMARY KEY, n int);
+CREATE TABLE client.v7_hex (id text PRIMARY KEY, n int);
+CREATE TABLE client.ulid_text (id varchar(26) PRIMARY KEY, n int);
+CREATE TABLE client.ulid_uuid (id uuid PRIMARY KEY, n int);
+CREATE TABLE client.snowflake (id bigint PRIMARY KEY, n int);
+CREATE TABLE client.ints (id bigint PRIMARY KEY, n int);
+CREATE TABLE client.nanoids (id text PRIMARY KEY, n int);
+CREATE TABLE client.v1_swapped (id uuid PRIMARY KEY, n int);
+-- The client's default says gen_random_uuid(), but the client sends v7 keys (as Prefect does).
+CREATE TABLE client.lying_default (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+-- A table that switched from v4 to v7: 40,000 rows, then 10,000.
+CREATE TABLE client.switched (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+INSERT INTO client.v4 SELECT gen_random_uuid(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.v7 SELECT public.uuidv7(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.v7_text SELECT public.uuidv7()::text, g FROM generate_series(1, 50000) g;
+INSERT INTO client.v4_hex SELECT replace(gen_random_uuid()::text, '-', ''), g FROM generate_series(1, 50000) g;
+INSERT INTO client.v7_hex SELECT replace(public.uuidv7()::text, '-', ''), g FROM generate_series(1, 50000) g;
+INSERT INTO client.ulid_text SELECT public.ulid_monotonic(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.ulid_uuid SELECT public.ulid_monotonic_uuid(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.snowflake SELECT public.snowflake_id(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.ints SELECT g * 3, g FROM generate_series(1, 50000) g;
+INSERT INTO client.nanoids SELECT public.nanoid(), g FROM generate_series(1, 50000) g;
+-- A version 1 uuid whose time fields are swapped so that it sorts by time (as MySQL's
+-- uuid_to_bin(u, 1) stores them): time_hi and version, time_mid, time_low, from 100 ns ticks.
+INSERT INTO client.v1_swapped
+SELECT (lpad(to_hex(((t >> 48) & 4095) | 4096), 4, '0') || lpad(to_hex((t >> 32) & 65535), 4, '0') || '-'
+        || substr(lpad(to_hex(t & 4294967295), 8, '0'), 1, 4) || '-' || substr(lpad(to_hex(t & 4294967295), 8, '0'), 5, 4)
+        || '-8' || substr(md5(g::text), 1, 3) || '-' || substr(md5(g::text), 4, 12))::uuid, g
+FROM (SELECT g, (extract(epoch FROM timestamptz '2026-01-01') * 10000000)::bigint + 122192928000000000 + g * 10 AS t
+      FROM generate_series(1, 50000) g) s;
+INSERT INTO client.lying_default SELECT public.uuidv7(), g FROM generate_series(1, 50000) g;
+INSERT INTO client.switched (n) SELECT g FROM generate_series(1, 40000) g;
+ALTER TABLE client.switched ALTER COLUMN id SET DEFAULT public.uuidv7();
+INSERT INTO client.switched (n) SELECT g FROM generate_series(40001, 50000) g;
+-- Children: one with an index on its foreign key, one without, one of another type than the key.
+CREATE TABLE client.v4_child (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent uuid NOT NULL REFERENCES client.v4);
+CREATE INDEX ON client.v4_child (parent);
+CREATE TABLE client.v4_child_unindexed (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent uuid REFERENCES client.v4);
+CREATE TABLE client.ints_child (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent int REFERENCES client.ints);
+CREATE INDEX ON client.ints_child (parent);
+CREATE TABLE client.text_child (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent text REFERENCES client.v7_text);
+CREATE INDEX ON client.text_child (parent);
+INSERT INTO client.v4_child (parent) SELECT id FROM client.v4;
+-- A tiny table: an index of one leaf.
+CREATE TABLE client.tiny (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int);
+INSERT INTO client.tiny (n) SELECT g FROM generate_series(1, 100) g;
+ANALYZE;
+-- What each key is, how it is stored, what its values hold, and whether new rows' keys land in
+-- order (the version says what a key claims; the order says what it does).
+SELECT table_name, key_kind, kind_basis ~ '^values: [0-9]+ rows from 34 pages$' AS sampled_34_pages, key_form,
+       round(key_bytes) AS key_bytes, value_kinds, switched_at IS NOT NULL AS switch_time, insert_order, finding
+FROM keybench_audit('client') ORDER BY table_name;
+-- The default and the values disagree: the values decide, and the note says so.
+SELECT table_name, verdict LIKE '%Note: its default gen_random_uuid() would make uuid v4 (random) keys, but the sampled keys are uuid v7: the client makes them.%' AS says_so
+FROM keybench_audit('client') WHERE table_name = 'lying_default';
+-- The switch: v4 and v7 shares near 80% and 20% (the sample's), the first v7 key after the v4 rows'
+-- times, and the verdict with both.
+SELECT value_kinds ~ '^v4 [78][0-9]\.[0-9]%, v7 [12][0-9]\.[0-9]%$' AS shares,
+       switched_at BETWEEN now() - interval '1 hour' AND now() AS switched_during_this_test,
+       verdict LIKE '%new rows get v7 keys%' AND verdict LIKE '%' || value_kinds || '%' AS verdict_states_shares
+FROM keybench_audit('client') WHERE table_name = 'switched';
+-- The sample reads a bounded number of pages, whatever the table's size, and says how many.
+SELECT table_name, sources ~ 'values: [0-9]+ rows from 34 heap pages \(32 spread over its [0-9]+ pages by TID range scans, its last 2\)' AS says_pages
+FROM keybench_audit('client') WHERE table_name IN ('v4', 'v7') ORDER BY 1;
+SELECT kind_basis FROM keybench_audit('client', sample_pages => 4) WHERE table_name = 'v4';
+-- The foreign keys onto each key, each with its checks; their indexes' sizes and density.
+SELECT key_table, child_table, constraint_name, child_type, child_index IS NOT NULL AS indexed,
+       child_avg_leaf_density IS NOT NULL AS density_measured, finding
+FROM keybench_audit_references('client') ORDER BY 1, 2;
+SELECT table_name, referenced_by, unindexed_references, child_index_bytes > 0 AS children_sized,
+       verdict LIKE '%Foreign keys onto it without an index on the child: 1 of 2%' AS verdict_names_unindexed
+FROM keybench_audit('client') WHERE table_name IN ('v4', 'ints', 'v7_text') ORDER BY 1;
+-- L (the leaves) and the statistics' start: on a server whose statistics were never reset, the
+-- rates count from the server's start, and say so.
+SELECT leaf_pages > 100 AS leaves, rows_per_day > 0 AS rate,
+       sources LIKE '%statistics were never reset%' OR sources LIKE '%since the statistics'' reset%' AS says_from_when
+FROM keybench_audit('client') WHERE table_name = 'v7';
+-- A bad sample size.
+SELECT * FROM keybench_audit(sample_pages => 0);
+SELECT * FROM keybench_audit(sample_pages => NULL);
+DROP SCHEMA client CASCADE;
 DROP SCHEMA shop CASCADE;

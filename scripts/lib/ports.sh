@@ -40,6 +40,7 @@ curve                   60000   3        scripts/reports/curve.sh: the sweeps, u
 gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D, E
 bench-audit             60300   1        scripts/bench/bench-audit-sample.sh
 audit-apps              60400   1        scripts/tests/audit-apps.sh: real applications, their own schemas and keys
+audit-plain             60800   1        scripts/tests/audit-plain.sh: keybench-audit.sql against keybench_audit
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # keybench's .deb in Debian's own PostgreSQL 15 (postgresql-15 from Debian 12's apt, which
 # scripts/setup.sh installs without a cluster), used as a DBA on Debian uses an extension package:
-#   1. built against /usr/lib/postgresql/15/bin/pg_config (postgresql-server-dev-15) with
-#      scripts/lib/package.sh's package_make (release, as scripts/tools/package.sh), its contents
+#   1. the package: with DIR, the 15 .deb there (scripts/test.sh passes the one
+#      scripts/tests/package-check.sh made from the suite's own build for PostgreSQL 15, so nothing
+#      is compiled again: a module built for a major loads into any minor release of it); without,
+#      built here against /usr/lib/postgresql/15/bin/pg_config (postgresql-server-dev-15) with
+#      scripts/lib/package.sh's package_make (release, as scripts/tools/package.sh); its contents
 #      checked (scripts/tests/package-check.sh: layout, modes, PG_MODULE_MAGIC, libraries, lintian);
 #   2. apt-get install ./postgresql-15-keybench_VERSION-1_amd64.deb; a cluster made with Debian's
 #      tools (pg_createcluster, pg_ctlcluster) on a port and name of its own, with keybench in
@@ -14,13 +17,15 @@
 #      commit it was released at: previous_release below), CREATE EXTENSION at that version and a
 #      run, then this version's package installed over it (apt-get install of the newer .deb),
 #      pg_ctlcluster restart, ALTER EXTENSION keybench UPDATE through the update scripts the
-#      package ships; the old run kept, a new run done;
+#      package ships; the old run kept, a new run done (the previous version built, debug, in
+#      KB_DEB_PREVIOUS_TARGET: scripts/test.sh names the target directory that built 15, whose
+#      dependencies it then shares);
 #   5. the .deb where postgresql-15 is absent: dpkg into an empty root whose package database has
 #      every other dependency but not postgresql-15 refuses to configure it, naming postgresql-15.
 # The machine's clusters are left as they were: the test's cluster, the package and the scratch
 # files go when it ends, however it ends (trap), and it refuses to run where postgresql-15-keybench
 # is installed already.
-# Usage: scripts/tests/deb-test.sh   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
+# Usage: scripts/tests/deb-test.sh [DIR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
@@ -61,12 +66,22 @@ files_left() { # files_left LIST: those of the files in LIST that still exist, a
     find "/usr/lib/postgresql/$m" "/usr/share/postgresql/$m" /usr/share/doc -name '*keybench*' 2>/dev/null; } | sort -u
 }
 
-# 1. Build and package this version against Debian's server.
+# 1. This version's package: the one given, or built and packaged against Debian's server.
 v=$(kb_version)
-start=$SECONDS
-CARGO_TARGET_DIR=$KB_ROOT/target/deb$m KB_PACKAGE_LOG=$KB_ROOT/target/logs/deb-test-build.log \
-  package_make "$m" "$pgc" "$work/pkg" || { not_ok "build against $pgc (target/logs/deb-test-build.log)"; exit 1; }
-ok "built and packaged against Debian's $("$pgc" --version) ($pgc), release, in $((SECONDS - start)) s"
+given=${1:-}
+build_pgc=$pgc
+if [ -n "$given" ]; then
+  [ -f "$given/$(deb_name "$v" "$m")" ] || { not_ok "no $(deb_name "$v" "$m") in $given"; exit 1; }
+  mkdir -p "$work/pkg" && cp "$given"/* "$work/pkg/"
+  ok "the package of this run's build for PostgreSQL $m ($given), installed into Debian's $("$pgc" --version)"
+  # The previous version is built as this one was: for the suite's PostgreSQL 15.
+  build_pgc=$(pg_config_for "$m")
+else
+  start=$SECONDS
+  CARGO_TARGET_DIR=$KB_ROOT/target/deb$m KB_PACKAGE_LOG=$KB_ROOT/target/logs/deb-test-build.log \
+    package_make "$m" "$pgc" "$work/pkg" || { not_ok "build against $pgc (target/logs/deb-test-build.log)"; exit 1; }
+  ok "built and packaged against Debian's $("$pgc" --version) ($pgc), release, in $((SECONDS - start)) s"
+fi
 deb=$work/pkg/$(deb_name "$v" "$m")
 bash scripts/tests/package-check.sh "$m" "$work/pkg" "deb: the package" || failed=1
 
@@ -137,9 +152,10 @@ if [ "$(cat "$src/.commit" 2>/dev/null)" != "$commit" ]; then
 fi
 start=$SECONDS
 # A debug build: only its SQL and a module that loads matter here. Its own target directory, kept
-# between runs, as lifecycle-test.sh's for 0.1.0.
-KB_PACKAGE_SRC=$src KB_PACKAGE_LOG=$KB_ROOT/target/logs/deb-test-build-$prev.log CARGO_TARGET_DIR=$KB_ROOT/target/deb$m-previous \
-  package_make "$m" "$pgc" "$work/pkg-previous" --debug || { not_ok "build of $prev (target/logs/deb-test-build-$prev.log)"; exit 1; }
+# between runs, as lifecycle-test.sh's for 0.1.0, unless KB_DEB_PREVIOUS_TARGET names one.
+KB_PACKAGE_SRC=$src KB_PACKAGE_LOG=$KB_ROOT/target/logs/deb-test-build-$prev.log \
+  CARGO_TARGET_DIR=${KB_DEB_PREVIOUS_TARGET:-$KB_ROOT/target/deb$m-previous} \
+  package_make "$m" "$build_pgc" "$work/pkg-previous" --debug || { not_ok "build of $prev (target/logs/deb-test-build-$prev.log)"; exit 1; }
 ok "built and packaged keybench $prev (commit ${commit:0:7}, the version $script updates from), debug, in $((SECONDS - start)) s"
 out=$(apt_install "$work/pkg-previous/$(deb_name "$prev" "$m")")
 like "apt-get install ./$(deb_name "$prev" "$m")" "Setting up $name \($prev-$KB_DEB_REVISION\)" "$out"

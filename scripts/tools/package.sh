@@ -4,12 +4,12 @@
 #   keybench-<version>-pg<N>-linux-x86_64.tar.gz, holding ./pkglibdir/keybench.so and
 #   ./sharedir/extension/keybench*, which install with a plain tar into the directories that
 #   server's pg_config names:
-#     tar -xzf keybench-0.8.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
-#     tar -xzf keybench-0.8.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
+#     tar -xzf keybench-0.9.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --pkglibdir)" --strip-components=2 ./pkglibdir
+#     tar -xzf keybench-0.9.0-pg17-linux-x86_64.tar.gz -C "$(pg_config --sharedir)" --strip-components=2 ./sharedir
 #   postgresql-<N>-keybench_<version>-1_amd64.deb, the same files in the Debian/PGDG layout
 #   (/usr/lib/postgresql/N/lib, /usr/share/postgresql/N/extension), Depends: postgresql-N, for a
 #   server from Debian's or PGDG's packages:
-#     apt install ./postgresql-17-keybench_0.8.0-1_amd64.deb
+#     apt install ./postgresql-17-keybench_0.9.0-1_amd64.deb
 # Each pair is checked against each other (scripts/tests/package-check.sh: layout, modes, the
 # module's PG_MODULE_MAGIC and libraries, lintian), and the tarball is tested the way a user would
 # use it: unpacked into a fresh copy of that major's server that has never seen keybench, with no

@@ -1,9 +1,11 @@
 -- keybench_plan's key of table $1 (src/inspect/plan.rs): its primary key, or else its first
--- unique index, when it has one column. Columns: schema, table, column, type, identity, default,
--- the index's oid and bytes, whether the caller may read the index's pages.
-SELECT n.nspname::text, t.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod),
-       a.attidentity::text, pg_get_expr(d.adbin, d.adrelid), i.indexrelid, pg_relation_size(i.indexrelid),
-       has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE')
+-- unique index, when it has one column. Its columns are read by name.
+SELECT n.nspname::text AS schema, t.relname::text AS table, a.attname::text AS column,
+       format_type(a.atttypid, a.atttypmod) AS type_name, a.attidentity::text AS identity,
+       pg_get_expr(d.adbin, d.adrelid) AS default_expr, i.indexrelid AS index,
+       pg_relation_size(i.indexrelid) AS index_bytes,
+       has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable,
+       has_table_privilege(t.oid, 'SELECT') AS selectable
 FROM pg_index i
 JOIN pg_class t ON t.oid = i.indrelid
 JOIN pg_namespace n ON n.oid = t.relnamespace

@@ -13,119 +13,7 @@
 //! (the rows' own records) plus an image size times the images per row; the base and the image
 //! size are fitted to the measured points of each kind, the images per row are not fitted at all.
 
-/// Full-page images per row of a load of `rows` rows into an empty table, a CHECKPOINT at its
-/// start and then every `every` rows: over each cycle, each random index with `random_leaves`
-/// leaves at the end of the load (a share of them, in proportion to the rows loaded, at the
-/// cycle's start) takes L (1 - e^(-R/L)) images, and the table's `append_points` one each.
-pub fn images_per_row(random_leaves: &[f64], append_points: f64, rows: i64, every: i64) -> f64 {
-    images_per_row_between(random_leaves, append_points, rows, every, 0, rows)
-}
-
-/// [`images_per_row`] over the rows `from..to` of the load alone (the last tenth, say): within a
-/// cycle whose index starts with L leaves, its rows a..b (counted from the cycle's start) touch
-/// L (e^(-a/L) - e^(-b/L)) leaves for the first time; an append point is imaged at the cycle's
-/// first row.
-pub fn images_per_row_between(
-    random_leaves: &[f64],
-    append_points: f64,
-    rows: i64,
-    every: i64,
-    from: i64,
-    to: i64,
-) -> f64 {
-    let (from, to) = (from.max(0), to.min(rows));
-    if rows <= 0 || every <= 0 || to <= from {
-        return f64::NAN;
-    }
-    let mut images = 0.0;
-    let mut start = (from / every) * every;
-    while start < to {
-        let end = (start + every).min(rows);
-        // The cycle that starts at the empty table has no page to image.
-        if start > 0 {
-            let (a, b) = (
-                (from.max(start) - start) as f64,
-                (to.min(end) - start) as f64,
-            );
-            let grown = start as f64 / rows as f64;
-            for &l_end in random_leaves {
-                let l = l_end * grown;
-                if l > 0.0 {
-                    images += l * ((-a / l).exp() - (-b / l).exp());
-                }
-            }
-            if from <= start {
-                images += append_points;
-            }
-        }
-        start += every;
-    }
-    images / (to - from) as f64
-}
-
-/// Full-page images per row of an index that no longer grows much (a table already large), R rows
-/// a cycle: each random index of L leaves L (1 - e^(-R/L)) a cycle, each append point one.
-pub fn steady_images_per_row(random_leaves: &[f64], append_points: f64, every: f64) -> f64 {
-    if every <= 0.0 {
-        return f64::NAN;
-    }
-    let random: f64 = random_leaves
-        .iter()
-        .filter(|l| **l > 0.0)
-        .map(|&l| l * (1.0 - (-every / l).exp()))
-        .sum();
-    (random + append_points) / every
-}
-
-/// WAL bytes per row under the model: `base` plus `image` bytes per full-page image.
-pub fn wal_per_row(
-    base: f64,
-    image: f64,
-    random_leaves: &[f64],
-    append_points: f64,
-    rows: i64,
-    every: i64,
-) -> f64 {
-    base + image * images_per_row(random_leaves, append_points, rows, every)
-}
-
-/// The rows per cycle when the checkpoints come every `cycle_bytes` of WAL (max_wal_size's
-/// trigger: about max_wal_size / (1 + checkpoint_completion_target), less a segment), under the
-/// model: the R at which R rows write `cycle_bytes`. A random key's own images bring its next
-/// checkpoint closer, so its R is the smaller.
-pub fn rows_per_cycle_at_wal(
-    cycle_bytes: f64,
-    base: f64,
-    image: f64,
-    random_leaves: &[f64],
-    append_points: f64,
-    rows: i64,
-) -> Option<i64> {
-    let wal = |r: i64| r as f64 * wal_per_row(base, image, random_leaves, append_points, rows, r);
-    if !wal(rows).is_finite() {
-        return None;
-    }
-    if wal(rows) <= cycle_bytes {
-        return Some(rows);
-    }
-    // No more than MAX_CYCLES cycles a load: R from rows / MAX_CYCLES up.
-    let (mut lo, mut hi) = ((rows / MAX_CYCLES).max(1), rows);
-    if wal(lo) > cycle_bytes {
-        return Some(lo);
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if wal(mid) <= cycle_bytes {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(lo)
-}
-
-/// The most checkpoint cycles the model reckons with in one load.
-pub const MAX_CYCLES: i64 = 10_000_000;
+pub use keybench_core::experiments::curve::*;
 
 mod sql {
     use super::*;
@@ -201,23 +89,28 @@ mod sql {
     ) -> String {
         let ids = crate::pg::error::no_null_elements("keybench_curve_chart", "run_ids", run_ids);
         let ids_for_ratios = ids.clone();
-        type Point = (
-            Option<String>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-        );
-        // (kind, R/L, images per row measured and modelled, WAL per row measured and modelled)
+        /// A run on the curve: R/L, images and WAL per row measured.
+        #[derive(serde::Deserialize)]
+        struct Point {
+            kind: Option<String>,
+            r_over_l: Option<f64>,
+            fpi_per_row: Option<f64>,
+            wal_per_row: Option<f64>,
+        }
         let points: Vec<Point> = spi_rows(
-            "SELECT kind, r_over_l, fpi_per_row, model_fpi_per_row, wal_per_row, model_wal_per_row
+            "SELECT kind, r_over_l, fpi_per_row, wal_per_row
              FROM keybench_curve_points($1) WHERE shape = $2 ORDER BY kind, r_over_l",
             &[ids.clone().into(), shape.into()],
         );
+        /// The model's line: R/L, images per row and WAL per row, modelled.
+        #[derive(serde::Deserialize)]
+        struct Line {
+            kind: Option<String>,
+            x: Option<f64>,
+            model_fpi_per_row: Option<f64>,
+            model_wal_per_row: Option<f64>,
+        }
         // The model's lines, 40 points over the sweep's range of R/L for each kind.
-        // (kind, R/L, images per row and WAL per row, modelled)
-        type Line = (Option<String>, Option<f64>, Option<f64>, Option<f64>);
         let lines: Vec<Line> = spi_rows(
             "SELECT kind, x, model_fpi_per_row, model_wal_per_row FROM keybench_curve_lines($1, $2, 40)
              ORDER BY kind, x",
@@ -242,13 +135,19 @@ mod sql {
             },
         ];
         // Each run's WAL per row against the first kind's run of the same checkpoint_every.
-        let ratios: Vec<(Option<String>, Option<f64>, Option<f64>)> = spi_rows(
+        #[derive(serde::Deserialize)]
+        struct Ratio {
+            kind: Option<String>,
+            r_over_l: Option<f64>,
+            wal_to_first: Option<f64>,
+        }
+        let ratios: Vec<Ratio> = spi_rows(
             "SELECT kind, r_over_l, wal_to_first FROM keybench_curve_points($1) WHERE shape = $2",
             &[ids_for_ratios.into(), shape.into()],
         );
         let mut kinds: Vec<String> = Vec::new();
-        for (k, ..) in &points {
-            let k = k.clone().unwrap_or_default();
+        for p in &points {
+            let k = p.kind.clone().unwrap_or_default();
             if !kinds.contains(&k) {
                 kinds.push(k);
             }
@@ -256,21 +155,39 @@ mod sql {
         let line_of = |k: &str, col: usize| -> Vec<(f64, f64)> {
             lines
                 .iter()
-                .filter(|l| l.0.as_deref() == Some(k))
-                .filter_map(|l| Some((l.1?, if col == 0 { l.2? } else { l.3? })))
+                .filter(|l| l.kind.as_deref() == Some(k))
+                .filter_map(|l| {
+                    Some((
+                        l.x?,
+                        if col == 0 {
+                            l.model_fpi_per_row?
+                        } else {
+                            l.model_wal_per_row?
+                        },
+                    ))
+                })
                 .collect()
         };
         for k in &kinds {
             let mine: Vec<&Point> = points
                 .iter()
-                .filter(|p| p.0.as_deref() == Some(k))
+                .filter(|p| p.kind.as_deref() == Some(k))
                 .collect();
-            for (panel, col) in [(0usize, 2usize), (1, 4)] {
+            for panel in [0usize, 1] {
                 panels[panel].series.push(Series {
                     label: format!("{k}, measured"),
                     points: mine
                         .iter()
-                        .filter_map(|p| Some((p.1?, if col == 2 { p.2? } else { p.4? })))
+                        .filter_map(|p| {
+                            Some((
+                                p.r_over_l?,
+                                if panel == 0 {
+                                    p.fpi_per_row?
+                                } else {
+                                    p.wal_per_row?
+                                },
+                            ))
+                        })
                         .collect(),
                     style: Style::Points,
                 });
@@ -289,8 +206,8 @@ mod sql {
                     label: format!("{k} / {first}, measured"),
                     points: ratios
                         .iter()
-                        .filter(|r| r.0.as_deref() == Some(k.as_str()))
-                        .filter_map(|r| Some((r.1?, r.2?)))
+                        .filter(|r| r.kind.as_deref() == Some(k.as_str()))
+                        .filter_map(|r| Some((r.r_over_l?, r.wal_to_first?)))
                         .collect(),
                     style: Style::Points,
                 });
@@ -313,97 +230,5 @@ mod sql {
             XAxis::Log,
             &panels,
         )
-    }
-}
-
-#[cfg(test)]
-mod unit_tests {
-    use super::*;
-
-    #[test]
-    fn a_random_index_images_every_leaf_it_touches_once_a_cycle() {
-        // One cycle after the first (which starts at an empty table): rows / 2 rows into an index
-        // of L/2 leaves at the cycle's start.
-        let (rows, leaves) = (1_000_000i64, 5_000.0);
-        let got = images_per_row(&[leaves], 0.0, rows, rows / 2);
-        let l = leaves / 2.0;
-        let want = l * (1.0 - (-(rows as f64 / 2.0) / l).exp()) / rows as f64;
-        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
-        // Checkpoints far apart: every leaf once a cycle, at most.
-        assert!(images_per_row(&[leaves], 0.0, rows, 100_000) < leaves * 10.0 / rows as f64);
-        // Checkpoints close together: nearly every row an image.
-        let close = images_per_row(&[leaves], 0.0, rows, 10);
-        assert!(close > 0.98 && close <= 1.0, "{close}");
-        // An ordered key pays its append points only.
-        assert!((images_per_row(&[], 2.0, rows, 1000) - 2.0 * 999.0 / rows as f64).abs() < 1e-12);
-        assert!(images_per_row(&[leaves], 0.0, 0, 10).is_nan());
-    }
-
-    #[test]
-    fn images_fall_as_cycles_grow() {
-        let mut last = f64::INFINITY;
-        for every in [100, 1_000, 10_000, 100_000, 1_000_000] {
-            let v = images_per_row(&[40_000.0], 1.0, 10_000_000, every);
-            assert!(v < last, "{every}: {v} not below {last}");
-            last = v;
-        }
-    }
-
-    /// The issue's figures at 100 million rows (keybench's 100M-row run: L about 490,000 leaves
-    /// of uuidv4, 209 and 223 bytes per row of WAL without images, images of about 5.5 kB): the
-    /// uuidv4/uuidv7 ratio falls from about 24 at R = 100,000 to about 1.5 at R = 30 million.
-    #[test]
-    fn the_ratio_at_100_million_rows() {
-        let rows = 100_000_000;
-        let ratio = |every: i64| {
-            wal_per_row(209.0, 5_500.0, &[490_000.0], 1.0, rows, every)
-                / wal_per_row(223.0, 5_500.0, &[], 2.0, rows, every)
-        };
-        let r = [100_000, 1_000_000, 3_000_000, 10_000_000, 30_000_000].map(ratio);
-        assert!(r.windows(2).all(|w| w[0] > w[1]), "{r:?}");
-        assert!(r[0] > 15.0 && r[0] < 30.0, "{r:?}");
-        assert!(r[4] > 1.05 && r[4] < 2.0, "{r:?}");
-        // The last tenth alone, just after a checkpoint at 90 million rows: its leaves once each.
-        let last = images_per_row_between(&[490_000.0], 0.0, rows, 30_000_000, 90_000_000, rows);
-        assert!((last - 441_000.0 / 10_000_000.0).abs() < 1e-4, "{last}");
-    }
-
-    #[test]
-    fn a_large_index_in_steady_state() {
-        // R far below L: nearly every row an image; far above: L images a cycle.
-        assert!((steady_images_per_row(&[1e6], 0.0, 1000.0) - 0.9995).abs() < 1e-3);
-        assert!((steady_images_per_row(&[1000.0], 2.0, 1e6) - 1002.0 / 1e6).abs() < 1e-12);
-        assert!(steady_images_per_row(&[], 2.0, 0.0).is_nan());
-    }
-
-    #[test]
-    fn a_window_adds_up_to_the_whole() {
-        let (l, rows, every) = ([7_000.0], 2_000_000, 30_000);
-        let whole = images_per_row(&l, 1.0, rows, every) * rows as f64;
-        let halves = images_per_row_between(&l, 1.0, rows, every, 0, 1_234_567) * 1_234_567.0
-            + images_per_row_between(&l, 1.0, rows, every, 1_234_567, rows)
-                * (rows - 1_234_567) as f64;
-        assert!((whole - halves).abs() < 1e-6 * whole, "{whole} vs {halves}");
-    }
-
-    #[test]
-    fn rows_per_cycle_under_max_wal_size() {
-        let rows = 1_000_000;
-        // An ordered key at 200 bytes a row: 16 MB of WAL is about 84,000 rows.
-        let ordered =
-            rows_per_cycle_at_wal(16.0 * 1048576.0, 200.0, 8000.0, &[], 2.0, rows).unwrap();
-        assert!((80_000..=84_000).contains(&ordered), "{ordered}");
-        // A random one, whose images fill the same WAL sooner.
-        let random =
-            rows_per_cycle_at_wal(16.0 * 1048576.0, 230.0, 6000.0, &[4700.0], 1.0, rows).unwrap();
-        assert!(random < ordered / 2, "{random} vs {ordered}");
-        assert_eq!(
-            rows_per_cycle_at_wal(1e15, 200.0, 8000.0, &[], 2.0, rows),
-            Some(rows)
-        );
-        assert_eq!(
-            rows_per_cycle_at_wal(1e6, f64::NAN, 8000.0, &[], 2.0, rows),
-            None
-        );
     }
 }

@@ -13,16 +13,13 @@
 //! source run id, the source, and the table the run had kept there. They have no table here and
 //! are never 'running', so keybench_cleanup leaves them alone.
 //!
-//! - [`format`](mod@format): the form, its row types and value checks
-//! - [`error`]: what is refused, and how
+//! - [`format`](mod@format), [`error`], [`check`]: the form, its row types and value checks, what is
+//!   refused and how, and the checks of an export before anything is loaded (the core's)
 //! - [`jsonb`]: jsonb in and out as text
 //! - [`to_json`]: keybench_export, runs to JSON
-//! - [`check`]: the checks of an export, section by section, before anything is loaded
 //! - [`from_json`]: keybench_import, JSON to runs
 
-pub mod check;
-pub mod error;
-pub mod format;
+pub use keybench_core::export::{check, error, format};
 pub mod from_json;
 pub mod jsonb;
 pub mod to_json;

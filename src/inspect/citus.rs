@@ -7,54 +7,9 @@
 //! Citus's connections as the calling role; the nodes need keybench installed in the same schema
 //! (Citus propagates CREATE EXTENSION to the workers it knows).
 
-use crate::pg::error::SqlError;
 use crate::pg::spi::rows;
+pub use keybench_core::inspect::citus::*;
 use pgrx::prelude::*;
-use pgrx::PgSqlErrorCode;
-
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CitusError {
-    #[error("{0} needs the Citus extension in this database")]
-    NotInstalled(String),
-    #[error("\"{0}\" is not an index of a Citus distributed table")]
-    NotDistributed(String),
-    #[error("{0} on node {1} failed: {2}")]
-    Node(String, String, String),
-    #[error("the Citus cluster has no active primary node")]
-    NoNodes,
-}
-
-impl SqlError for CitusError {
-    fn sqlstate(&self) -> PgSqlErrorCode {
-        match self {
-            CitusError::NotInstalled(_) => PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            CitusError::NotDistributed(_) => PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
-            CitusError::Node(..) => PgSqlErrorCode::ERRCODE_EXTERNAL_ROUTINE_EXCEPTION,
-            CitusError::NoNodes => PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        }
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            CitusError::NotInstalled(_) => Some(
-                "Run it on a Citus coordinator: shared_preload_libraries = 'citus,keybench' and \
-                 CREATE EXTENSION citus in this database (README: Distributed runs). On one server, \
-                 leave distributed => false."
-                    .into(),
-            ),
-            CitusError::NotDistributed(_) => {
-                Some("keybench_density measures an index of a local table.".into())
-            }
-            CitusError::Node(..) => Some(
-                "Every node needs keybench installed in the same schema as the coordinator, and \
-                 the calling role needs the same privileges there."
-                    .into(),
-            ),
-            CitusError::NoNodes => {
-                Some("Add the workers with citus_add_node() on the coordinator.".into())
-            }
-        }
-    }
-}
 
 /// Whether Citus is installed in this database.
 pub fn installed() -> bool {
@@ -73,7 +28,7 @@ pub fn require(what: &str) {
 }
 
 /// A node of the cluster, as pg_dist_node names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct Node {
     pub name: String,
     pub port: i32,
@@ -90,8 +45,8 @@ impl Node {
 /// The active primary nodes, the coordinator first (as run_command_on_all_nodes picks them; a
 /// coordinator missing from the metadata is added as citus.local_hostname and this port).
 pub fn nodes() -> Vec<Node> {
-    let found = rows::<(Option<String>, Option<i32>, Option<bool>)>(
-        "SELECT nodename::text, nodeport, groupid = 0 FROM pg_catalog.pg_dist_node
+    let nodes = rows::<Node>(
+        "SELECT nodename::text AS name, nodeport AS port, groupid = 0 AS coordinator FROM pg_catalog.pg_dist_node
          WHERE isactive AND noderole = 'primary' AND nodecluster = current_setting('citus.cluster_name')
          UNION ALL
          SELECT current_setting('citus.local_hostname'), current_setting('port')::int, true
@@ -99,14 +54,6 @@ pub fn nodes() -> Vec<Node> {
          ORDER BY 3 DESC, 1, 2",
         &[],
     );
-    let nodes: Vec<Node> = found
-        .into_iter()
-        .map(|(name, port, coordinator)| Node {
-            name: name.unwrap_or_default(),
-            port: port.unwrap_or(0),
-            coordinator: coordinator.unwrap_or(false),
-        })
-        .collect();
     if nodes.is_empty() {
         crate::pg::error::raise(CitusError::NoNodes);
     }
@@ -123,16 +70,21 @@ pub fn run_on(nodes: &[&Node], commands: &[String]) -> Vec<Result<Option<String>
     let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
     let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
     // master_run_on_worker returns one row per command, in the order given.
-    rows::<(Option<bool>, Option<String>)>(
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        success: Option<bool>,
+        result: Option<String>,
+    }
+    rows::<Answer>(
         "SELECT success, result FROM pg_catalog.master_run_on_worker($1, $2, $3, true)",
         &[names.into(), ports.into(), commands.to_vec().into()],
     )
     .into_iter()
-    .map(|(ok, text)| {
-        if ok.unwrap_or(false) {
-            Ok(text.filter(|t| !t.is_empty()))
+    .map(|a| {
+        if a.success.unwrap_or(false) {
+            Ok(a.result.filter(|t| !t.is_empty()))
         } else {
-            Err(text.unwrap_or_default())
+            Err(a.result.unwrap_or_default())
         }
     })
     .collect()
@@ -164,57 +116,6 @@ pub fn is_distributed(table: pg_sys::Oid) -> bool {
     .unwrap_or(false)
 }
 
-/// One shard placement of an index of a distributed table, measured on its node.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShardFigures {
-    pub shard_id: i64,
-    pub node: String,
-    pub coordinator: bool,
-    pub heap_bytes: i64,
-    pub index_bytes: i64,
-    pub leaf_pages: i64,
-    pub avg_leaf_density: f64,
-    pub leaf_fragmentation: f64,
-    pub row_estimate: Option<i64>,
-}
-
-/// The figures of one placement from its node's answer: heap bytes, index bytes, leaf pages,
-/// density, fragmentation and row estimate, separated by spaces.
-pub fn parse_shard(text: &str) -> Option<(i64, i64, i64, f64, f64, Option<i64>)> {
-    let f: Vec<&str> = text.split(' ').collect();
-    if f.len() != 6 {
-        return None;
-    }
-    let rows: i64 = f[5].parse().ok()?;
-    Some((
-        f[0].parse().ok()?,
-        f[1].parse().ok()?,
-        f[2].parse().ok()?,
-        f[3].parse().ok()?,
-        f[4].parse().ok()?,
-        (rows >= 0).then_some(rows),
-    ))
-}
-
-/// Leaf density and fragmentation over several shards, as pgstatindex would give them for one
-/// index holding all their leaves: both are per-leaf averages (every leaf of a B-tree has the
-/// same usable space), so they combine weighted by leaf pages. NaN when there is no leaf.
-pub fn combine(shards: &[(i64, f64, f64)]) -> (f64, f64) {
-    let leaves: i64 = shards.iter().map(|s| s.0).sum();
-    if leaves == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let w = |f: fn(&(i64, f64, f64)) -> f64| {
-        shards
-            .iter()
-            .filter(|s| s.0 > 0)
-            .map(|s| s.0 as f64 * f(s))
-            .sum::<f64>()
-            / leaves as f64
-    };
-    (w(|s| s.1), w(|s| s.2))
-}
-
 /// Measure every shard placement of `index` (an index of a distributed table) on its node:
 /// sizes, and with `density` keybench_density of the shard's index (else density and
 /// fragmentation are NaN). `ext` is keybench's quoted schema. A node that fails is an error
@@ -225,17 +126,19 @@ pub fn shard_figures(
     density: bool,
 ) -> Result<Vec<ShardFigures>, CitusError> {
     type Placement = (i64, String, i32, bool, String, String);
-    let placements: Vec<Placement> = rows::<(
-        Option<i64>,
-        Option<String>,
-        Option<i32>,
-        Option<bool>,
-        Option<String>,
-        Option<String>,
-    )>(
-        "SELECT s.shardid, n.nodename::text, n.nodeport, n.groupid = 0,
-                pg_catalog.shard_name(s.logicalrelid, s.shardid),
-                pg_catalog.shard_name(i.indexrelid::regclass, s.shardid)
+    #[derive(serde::Deserialize)]
+    struct Row {
+        shard: i64,
+        node: String,
+        port: i32,
+        coordinator: bool,
+        table: String,
+        index: String,
+    }
+    let placements: Vec<Placement> = rows::<Row>(
+        "SELECT s.shardid AS shard, n.nodename::text AS node, n.nodeport AS port, n.groupid = 0 AS coordinator,
+                pg_catalog.shard_name(s.logicalrelid, s.shardid) AS table,
+                pg_catalog.shard_name(i.indexrelid::regclass, s.shardid) AS index
          FROM pg_catalog.pg_index i
          JOIN pg_catalog.pg_dist_shard s ON s.logicalrelid = i.indrelid
          JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid
@@ -245,16 +148,7 @@ pub fn shard_figures(
         &[index.into()],
     )
     .into_iter()
-    .map(|(shard, node, port, coordinator, table, index)| {
-        (
-            shard.unwrap_or(0),
-            node.unwrap_or_default(),
-            port.unwrap_or(0),
-            coordinator.unwrap_or(false),
-            table.unwrap_or_default(),
-            index.unwrap_or_default(),
-        )
-    })
+    .map(|r| (r.shard, r.node, r.port, r.coordinator, r.table, r.index))
     .collect();
     let nodes: Vec<Node> = placements
         .iter()
@@ -313,7 +207,6 @@ pub fn shard_figures(
 fn quote_literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
-
 mod sql {
     use super::*;
     use crate::inspect::density::Regclass;
@@ -370,34 +263,5 @@ mod sql {
                 s.row_estimate,
             )
         }))
-    }
-}
-
-#[cfg(test)]
-mod unit_tests {
-    use super::*;
-
-    #[test]
-    fn shard_answers() {
-        assert_eq!(
-            parse_shard("8192 16384 1 87.5 0 120"),
-            Some((8192, 16384, 1, 87.5, 0.0, Some(120)))
-        );
-        let empty = parse_shard("0 8192 0 NaN NaN -1").unwrap();
-        assert!(empty.3.is_nan() && empty.5.is_none());
-        assert_eq!(parse_shard("8192 16384 1 87.5 0"), None);
-        assert_eq!(parse_shard("x 16384 1 87.5 0 1"), None);
-    }
-
-    #[test]
-    fn combined_density_weights_by_leaves() {
-        // Two shards, 100 leaves at 90% and 300 at 70%: the leaves of one index of 400 leaves.
-        let (d, f) = combine(&[(100, 90.0, 0.0), (300, 70.0, 40.0)]);
-        assert!((d - 75.0).abs() < 1e-9, "{d}");
-        assert!((f - 30.0).abs() < 1e-9, "{f}");
-        // An empty shard (no leaf, NaN density) does not count.
-        let (d, _) = combine(&[(0, f64::NAN, f64::NAN), (10, 88.0, 0.0)]);
-        assert_eq!(d, 88.0);
-        assert!(combine(&[]).0.is_nan());
     }
 }

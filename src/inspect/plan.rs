@@ -14,309 +14,11 @@
 //!
 //! The statements are built here (pure Rust, unit tested) from what the catalog says of the
 //! table; every identifier is quoted by construction.
+//!
+//! What needs no server (the classification, the cost, the verdicts and the plan's text) is the
+//! core's ([`keybench_core::inspect::plan`]); here, the SQL function.
 
-use super::audit::KeyKind;
-
-/// What the plan needs to know of a table.
-#[derive(Debug, Clone)]
-pub struct Subject {
-    /// The table, schema-qualified and quoted; its name and schema as plain text (for new
-    /// objects' names).
-    pub table: String,
-    pub table_name: String,
-    pub schema: String,
-    /// The key column, quoted, and its index, schema-qualified and quoted.
-    pub column: String,
-    pub index: String,
-    pub kind: KeyKind,
-    pub type_name: String,
-    /// The key column's default, if it has one.
-    pub default_expr: Option<String>,
-    pub index_bytes: i64,
-    pub density: Option<f64>,
-    /// A timestamptz column that holds each row's creation time (quoted), if the table has one.
-    pub created: Option<String>,
-    /// The foreign keys that point at the key column: (referencing table, constraint, its
-    /// columns, all quoted; the constraint's definition).
-    pub references: Vec<(String, String, String, String)>,
-    /// The schema-qualified UUID v7 call for a default: PostgreSQL 18's own, or keybench's.
-    pub uuidv7_call: String,
-    /// keybench's schema, quoted (for ulid_to_uuid).
-    pub ext_schema: String,
-    pub server_version_num: i32,
-}
-
-/// The options of a plan.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub public_id: String,
-    pub batch_rows: i64,
-    /// The lock_timeout of each ALTER, in milliseconds.
-    pub lock_timeout_ms: i64,
-    pub retries: i32,
-}
-
-/// One step: what it does, the statement, and what to know before running it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub action: String,
-    pub statement: String,
-    pub note: String,
-}
-
-fn q(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-/// `statement` under a lock_timeout of its own, retried `retries` times a second apart when the
-/// lock is not granted in time: an ALTER that waits behind a long transaction would otherwise
-/// queue every query of the table behind it.
-fn with_retries(statement: &str, o: &Options) -> String {
-    format!(
-        "DO $plan$\nDECLARE\n  tries int := 0;\nBEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '{}ms', true);\n  LOOP\n    BEGIN\n      {statement};\n      EXIT;\n    EXCEPTION WHEN lock_not_available THEN\n      tries := tries + 1;\n      IF tries >= {} THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$",
-        o.lock_timeout_ms,
-        o.retries
-    )
-}
-
-fn mb(bytes: f64) -> String {
-    format!("{:.1} MB", bytes / 1_048_576.0)
-}
-
-/// A REINDEX of a sparse index, with its expected size.
-fn reindex(s: &Subject) -> Option<Step> {
-    let d = s.density?;
-    (d < 75.0).then(|| Step {
-        action: format!("rebuild {} at 90% full leaves", s.index),
-        statement: format!("REINDEX INDEX CONCURRENTLY {}", s.index),
-        note: format!(
-            "Its leaves are {d:.1}% full: rebuilt, the index takes about {} instead of {} \
-             (estimate: size x density / 90). CONCURRENTLY takes no lock that blocks writes; it \
-             needs room for a second copy while it runs, and cannot run inside a transaction block.",
-            mb(s.index_bytes as f64 * d / 90.0),
-            mb(s.index_bytes as f64)
-        ),
-    })
-}
-
-/// The plan for `s`.
-pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
-    let mut out = Vec::new();
-    let pg18 = s.server_version_num >= 180000;
-    match s.kind {
-        KeyKind::UuidV4 => {
-            out.push(Step {
-                action: format!("new keys of {} from UUID v7", s.table),
-                statement: with_retries(
-                    &format!(
-                        "ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {}",
-                        s.table, s.column, s.uuidv7_call
-                    ),
-                    o,
-                ),
-                note: if pg18 {
-                    "A change of the catalog only: no rewrite, existing keys stay as they are. \
-                     PostgreSQL 18's own uuidv7() needs no extension. The ALTER takes an ACCESS \
-                     EXCLUSIVE lock for a moment; the lock_timeout keeps it from queueing the \
-                     table's queries behind a long transaction, and it is tried again."
-                        .into()
-                } else {
-                    format!(
-                        "A change of the catalog only: no rewrite, existing keys stay as they are. \
-                         On PostgreSQL {} the default calls keybench's uuidv7() (or let the \
-                         application send UUID v7 keys): the table then depends on keybench, so \
-                         DROP EXTENSION keybench fails until the default changes (CASCADE would \
-                         drop the default), and a dump needs keybench installed where it is \
-                         restored. Once on PostgreSQL 18, the same statement with \
-                         pg_catalog.uuidv7() frees it. The ALTER takes an ACCESS EXCLUSIVE lock \
-                         for a moment, under the lock_timeout, tried again.",
-                        s.server_version_num / 10000
-                    )
-                },
-            });
-            out.extend(reindex(s));
-        }
-        KeyKind::Identity | KeyKind::Sequence => {
-            let col = q(&o.public_id);
-            let constraint = q(&format!("{}_{}_not_null", s.table_name, o.public_id));
-            // An index goes in its table's schema: its name alone.
-            let index = q(&format!("{}_{}_key", s.table_name, o.public_id));
-            out.push(Step {
-                action: format!(
-                    "a uuid column beside the key of {}, for ids that leave the database",
-                    s.table
-                ),
-                statement: with_retries(
-                    &format!("ALTER TABLE {} ADD COLUMN {col} uuid", s.table),
-                    o,
-                ),
-                note: "Only if the ids show outside the database (URLs, APIs, other systems): the \
-                       bigint stays the key, the uuid is what the world sees. Without a default \
-                       the column is added to the catalog alone, no rewrite."
-                    .into(),
-            });
-            out.push(Step {
-                action: "new rows get their uuid at insert".into(),
-                statement: with_retries(
-                    &format!(
-                        "ALTER TABLE {} ALTER COLUMN {col} SET DEFAULT {}",
-                        s.table, s.uuidv7_call
-                    ),
-                    o,
-                ),
-                note: "A default applies to new rows only: no rewrite.".into(),
-            });
-            let value = match &s.created {
-                Some(c) => format!("{}.uuidv7_at({c})", s.ext_schema),
-                None => s.uuidv7_call.clone(),
-            };
-            out.push(Step {
-                action: format!("backfill {col} in batches of {} rows, each committed", o.batch_rows),
-                statement: format!(
-                    "DO $plan$\nDECLARE\n  lo bigint;\n  hi bigint;\nBEGIN\n  SELECT min({key}), max({key}) INTO lo, hi FROM {t};\n  WHILE lo <= hi LOOP\n    UPDATE {t} SET {col} = {value} WHERE {key} >= lo AND {key} < lo + {n} AND {col} IS NULL;\n    COMMIT;\n    lo := lo + {n};\n  END LOOP;\nEND $plan$",
-                    key = s.column,
-                    t = s.table,
-                    n = o.batch_rows
-                ),
-                note: match &s.created {
-                    Some(c) => format!(
-                        "Each id carries its row's {c} to the millisecond, so ids sort as the rows were made: \
-                         keybench's uuidv7_at({c}) reads no clock. (The shift recipe, uuidv7({c} - \
-                         clock_timestamp()), reads the clock twice and can land a millisecond late on a busy server; \
-                         in a zone with daylight saving time its interval's days are added in local time.) The ids \
-                         are values: dropping keybench later leaves them as they are. Short transactions, one per \
-                         batch, so that no lock or old snapshot is held for long; rows inserted meanwhile already \
-                         have theirs. Runs only as its own statement, not inside a transaction block."
-                    ),
-                    None => "The table has no creation-time column: the ids carry the time of the backfill, so \
-                             they sort in key order only. Short transactions, one per batch; runs only as its own \
-                             statement, not inside a transaction block."
-                        .into(),
-                },
-            });
-            out.push(Step {
-                action: format!("no row without {col}, checked without a long lock"),
-                statement: with_retries(
-                    &format!(
-                        "ALTER TABLE {} ADD CONSTRAINT {constraint} CHECK ({col} IS NOT NULL) NOT VALID",
-                        s.table
-                    ),
-                    o,
-                ),
-                note: "NOT VALID: new rows are checked from now on, the existing ones in the next step.".into(),
-            });
-            out.push(Step {
-                action: "the existing rows checked".into(),
-                statement: format!("ALTER TABLE {} VALIDATE CONSTRAINT {constraint}", s.table),
-                note: "VALIDATE scans the table under a SHARE UPDATE EXCLUSIVE lock: reads and writes go on.".into(),
-            });
-            out.push(Step {
-                action: format!("{col} unique"),
-                statement: format!("CREATE UNIQUE INDEX CONCURRENTLY {index} ON {} ({col})", s.table),
-                note: "CONCURRENTLY: writes go on while it builds (two scans of the table); it cannot run inside \
-                       a transaction block, and a failed build leaves an invalid index to drop."
-                    .into(),
-            });
-        }
-        KeyKind::UuidText | KeyKind::UlidText => {
-            let using = if s.kind == KeyKind::UuidText {
-                format!("{}::uuid", s.column)
-            } else {
-                format!("{}.ulid_to_uuid({})", s.ext_schema, s.column)
-            };
-            let conv = |c: &str| {
-                if s.kind == KeyKind::UuidText {
-                    format!("{c}::uuid")
-                } else {
-                    format!("{}.ulid_to_uuid({c})", s.ext_schema)
-                }
-            };
-            // The foreign keys first (a key of another type cannot reference the new one), the
-            // key, the referencing columns, then the foreign keys again, unchecked until later.
-            let mut statements: Vec<String> = s
-                .references
-                .iter()
-                .map(|(table, name, _, _)| format!("ALTER TABLE {table} DROP CONSTRAINT {name}"))
-                .collect();
-            // A text default (gen_random_uuid()::text, ulid()) cannot be cast with the column: it
-            // goes first, and a time-ordered uuid default takes its place after.
-            if s.default_expr.is_some() {
-                statements.push(format!(
-                    "ALTER TABLE {} ALTER COLUMN {} DROP DEFAULT",
-                    s.table, s.column
-                ));
-            }
-            statements.push(format!(
-                "ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING {using}",
-                s.table, s.column
-            ));
-            if s.default_expr.is_some() {
-                let new_default = if s.kind == KeyKind::UlidText {
-                    format!("{}.ulid_uuid()", s.ext_schema)
-                } else {
-                    s.uuidv7_call.clone()
-                };
-                statements.push(format!(
-                    "ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {new_default}",
-                    s.table, s.column
-                ));
-            }
-            for (table, _, columns, _) in &s.references {
-                statements.push(format!(
-                    "ALTER TABLE {table} ALTER COLUMN {columns} TYPE uuid USING {}",
-                    conv(columns)
-                ));
-            }
-            for (table, name, columns, _) in &s.references {
-                statements.push(format!(
-                    "ALTER TABLE {table} ADD CONSTRAINT {name} FOREIGN KEY ({columns}) REFERENCES {} ({}) NOT VALID",
-                    s.table, s.column
-                ));
-            }
-            let refs = if s.references.is_empty() {
-                "No foreign key points at it.".to_string()
-            } else {
-                format!(
-                    "The foreign keys that point at it change with it, in the same transaction: {}.",
-                    s.references
-                        .iter()
-                        .map(|(t, n, c, d)| format!("{n} on {t} ({c}): {d}"))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            };
-            out.push(Step {
-                action: format!("{} rewritten as uuid (16 bytes a key instead of {})", s.column, if s.kind == KeyKind::UuidText { "37" } else { "27" }),
-                statement: format!("BEGIN;\n{};\nCOMMIT", statements.join(";\n")),
-                note: format!(
-                    "A rewrite of the table and every index on it, under an ACCESS EXCLUSIVE lock for its whole \
-                     length (reads wait too): plan a maintenance window, with room for a second copy. {refs}"
-                ),
-            });
-            for (table, name, _, _) in &s.references {
-                out.push(Step {
-                    action: format!("the foreign key {name} checked again"),
-                    statement: format!("ALTER TABLE {table} VALIDATE CONSTRAINT {name}"),
-                    note: "Outside the rewrite's lock: VALIDATE lets reads and writes go on."
-                        .into(),
-                });
-            }
-        }
-        _ => out.extend(reindex(s)),
-    }
-    if out.is_empty() {
-        out.push(Step {
-            action: "nothing to change".into(),
-            statement: String::new(),
-            note: format!(
-                "{} is {}: a key whose new values append to its index needs no migration.",
-                s.column,
-                s.kind.label()
-            ),
-        });
-    }
-    out
-}
+pub use keybench_core::inspect::plan::*;
 
 mod sql {
     use super::*;
@@ -393,31 +95,37 @@ mod sql {
                 )
             );
         }
-        let key = row::<(
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<pg_sys::Oid>,
-            Option<i64>,
-            Option<bool>,
-        )>(
+        /// sql/queries/plan_key.sql's row.
+        #[derive(serde::Deserialize)]
+        struct Key {
+            schema: String,
+            table: String,
+            column: String,
+            type_name: String,
+            identity: Option<String>,
+            default_expr: Option<String>,
+            #[serde(deserialize_with = "crate::pg::spi::oid")]
+            index: pg_sys::Oid,
+            index_bytes: Option<i64>,
+            readable: Option<bool>,
+            selectable: bool,
+        }
+        let key = row::<Key>(
             include_str!("../../sql/queries/plan_key.sql"),
             &[table_name.into()],
         );
-        let Some((
-            Some(schema),
-            Some(table),
-            Some(column),
-            Some(type_name),
+        let Some(Key {
+            schema,
+            table,
+            column,
+            type_name,
             identity,
             default_expr,
-            Some(index),
+            index,
             index_bytes,
             readable,
-        )) = key
+            selectable,
+        }) = key
         else {
             pgrx::ereport!(
                 ERROR,
@@ -427,12 +135,36 @@ mod sql {
             );
         };
         let identity = identity.unwrap_or_default();
-        let kind = super::super::audit::classify(&super::super::audit::KeyColumn {
-            columns: 1,
-            type_name: type_name.clone(),
-            identity: identity.clone(),
-            default_expr: default_expr.clone(),
-            ..Default::default()
+        // The key's kind as keybench_audit decides it: from its default and, where the caller
+        // may read the table, a bounded sample of its values (sql/audit.sql).
+        let vals = selectable
+            .then(|| {
+                crate::pg::spi::one::<pgrx::JsonB>(
+                    "SELECT keybench.audit_values($1, $2)",
+                    &[table_name.into(), column.as_str().into()],
+                )
+            })
+            .flatten();
+        #[derive(serde::Deserialize)]
+        struct Classified {
+            kind: String,
+            key_bytes: Option<f64>,
+        }
+        let c = row::<Classified>(
+            "SELECT kind, key_bytes FROM keybench.audit_classify($1, $2, $3, 1, false, $4)",
+            &[
+                type_name.as_str().into(),
+                identity.as_str().into(),
+                default_expr.clone().into(),
+                vals.into(),
+            ],
+        )
+        .expect("audit_classify returns a row");
+        let kind = super::super::audit::KeyKind::from_label(&c.kind).unwrap_or_else(|| {
+            pgrx::error!(
+                "keybench_plan: keybench.audit_classify gave an unknown kind \"{}\"",
+                c.kind
+            )
         });
         // An identity's default is the identity itself, not a default to drop.
         let default_expr = default_expr.filter(|_| identity.is_empty());
@@ -450,6 +182,7 @@ mod sql {
             kind,
             type_name,
             default_expr,
+            key_bytes: c.key_bytes,
             index_bytes: index_bytes.unwrap_or(0),
             density,
             created: crate::pg::spi::one::<String>(
@@ -459,21 +192,18 @@ mod sql {
                  ORDER BY a.attname !~* '(creat|insert)', a.attnum LIMIT 1",
                 &[table_name.into()],
             ),
-            references: rows::<(Option<String>, Option<String>, Option<String>, Option<String>)>(
-                "SELECT c.conrelid::regclass::text, pg_catalog.quote_ident(c.conname),
+            references: rows::<Reference>(
+                "SELECT c.conrelid::regclass::text AS table, pg_catalog.quote_ident(c.conname) AS constraint,
                         (SELECT string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY k.ord)
                          FROM unnest(c.conkey) WITH ORDINALITY k(attnum, ord)
-                         JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum),
-                        pg_catalog.pg_get_constraintdef(c.oid)
+                         JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) AS columns,
+                        pg_catalog.pg_get_constraintdef(c.oid) AS definition
                  FROM pg_catalog.pg_constraint c
                  WHERE c.contype = 'f' AND c.confrelid = $1
                    AND c.confkey = ARRAY[(SELECT attnum FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attname = $2)]
                  ORDER BY 1, 2",
                 &[table_name.into(), column.as_str().into()],
-            )
-            .into_iter()
-            .map(|(t, n, c, d)| (t.unwrap_or_default(), n.unwrap_or_default(), c.unwrap_or_default(), d.unwrap_or_default()))
-            .collect(),
+            ),
             uuidv7_call: if pg_sys::PG_VERSION_NUM >= 180000 {
                 "pg_catalog.uuidv7()".into()
             } else {
@@ -488,122 +218,5 @@ mod sql {
                 .enumerate()
                 .map(|(i, s)| (i as i32 + 1, s.action, s.statement, s.note)),
         )
-    }
-}
-
-#[cfg(test)]
-mod unit_tests {
-    use super::*;
-
-    fn subject(kind: KeyKind) -> Subject {
-        Subject {
-            table: "\"public\".\"orders\"".into(),
-            table_name: "orders".into(),
-            schema: "public".into(),
-            column: "\"id\"".into(),
-            index: "orders_pkey".into(),
-            kind,
-            type_name: "uuid".into(),
-            default_expr: None,
-            index_bytes: 100 << 20,
-            density: Some(65.0),
-            created: Some("\"created_at\"".into()),
-            references: vec![],
-            uuidv7_call: "pg_catalog.uuidv7()".into(),
-            ext_schema: "\"public\"".into(),
-            server_version_num: 180000,
-        }
-    }
-
-    fn options() -> Options {
-        Options {
-            public_id: "public_id".into(),
-            batch_rows: 10000,
-            lock_timeout_ms: 2000,
-            retries: 10,
-        }
-    }
-
-    #[test]
-    fn a_random_default_becomes_uuidv7_under_a_lock_timeout() {
-        let p = plan(&subject(KeyKind::UuidV4), &options());
-        assert_eq!(p.len(), 2);
-        assert!(p[0].statement.contains(
-            "ALTER TABLE \"public\".\"orders\" ALTER COLUMN \"id\" SET DEFAULT pg_catalog.uuidv7()"
-        ));
-        assert!(p[0]
-            .statement
-            .contains("set_config('lock_timeout', '2000ms', true)"));
-        assert!(p[0].statement.contains("WHEN lock_not_available"));
-        assert_eq!(p[1].statement, "REINDEX INDEX CONCURRENTLY orders_pkey");
-        assert!(p[1].note.contains("about 72.2 MB instead of 100.0 MB"));
-        let mut old = subject(KeyKind::UuidV4);
-        old.server_version_num = 170000;
-        old.uuidv7_call = "\"public\".uuidv7()".into();
-        let p = plan(&old, &options());
-        assert!(p[0].statement.contains("SET DEFAULT \"public\".uuidv7()"));
-        assert!(p[0].note.contains("DROP EXTENSION keybench fails"));
-    }
-
-    #[test]
-    fn a_bigint_key_gets_a_public_uuid_in_six_steps() {
-        let mut s = subject(KeyKind::Identity);
-        s.density = Some(90.0);
-        let p = plan(&s, &options());
-        assert_eq!(p.len(), 6);
-        assert!(p[2].statement.contains(
-            "UPDATE \"public\".\"orders\" SET \"public_id\" = \"public\".uuidv7_at(\"created_at\")"
-        ));
-        assert!(p[2].statement.contains("COMMIT;"));
-        assert!(p[3]
-            .statement
-            .contains("CHECK (\"public_id\" IS NOT NULL) NOT VALID"));
-        assert_eq!(
-            p[4].statement,
-            "ALTER TABLE \"public\".\"orders\" VALIDATE CONSTRAINT \"orders_public_id_not_null\""
-        );
-        assert_eq!(
-            p[5].statement,
-            "CREATE UNIQUE INDEX CONCURRENTLY \"orders_public_id_key\" ON \"public\".\"orders\" (\"public_id\")"
-        );
-    }
-
-    #[test]
-    fn a_text_uuid_is_rewritten_with_its_foreign_keys() {
-        let mut s = subject(KeyKind::UuidText);
-        s.references = vec![(
-            "items".into(),
-            "items_order_id_fkey".into(),
-            "order_id".into(),
-            "FOREIGN KEY (order_id) REFERENCES orders(id)".into(),
-        )];
-        let p = plan(&s, &options());
-        assert_eq!(p.len(), 2);
-        assert_eq!(
-            p[0].statement,
-            "BEGIN;\nALTER TABLE items DROP CONSTRAINT items_order_id_fkey;\n\
-             ALTER TABLE \"public\".\"orders\" ALTER COLUMN \"id\" TYPE uuid USING \"id\"::uuid;\n\
-             ALTER TABLE items ALTER COLUMN order_id TYPE uuid USING order_id::uuid;\n\
-             ALTER TABLE items ADD CONSTRAINT items_order_id_fkey FOREIGN KEY (order_id) REFERENCES \"public\".\"orders\" (\"id\") NOT VALID;\nCOMMIT"
-        );
-        assert!(p[0].note.contains("ACCESS EXCLUSIVE"));
-        assert_eq!(
-            p[1].statement,
-            "ALTER TABLE items VALIDATE CONSTRAINT items_order_id_fkey"
-        );
-    }
-
-    #[test]
-    fn an_ordered_key_needs_nothing_or_a_reindex() {
-        let mut s = subject(KeyKind::UuidV7);
-        s.density = Some(90.0);
-        let p = plan(&s, &options());
-        assert_eq!(p.len(), 1);
-        assert_eq!(p[0].statement, "");
-        s.density = Some(60.0);
-        assert!(plan(&s, &options())[0]
-            .statement
-            .starts_with("REINDEX INDEX CONCURRENTLY"));
-        assert_eq!(q("we\"ird"), "\"we\"\"ird\"");
     }
 }

@@ -8,43 +8,9 @@
 //! pg_sleep does) and reads WAL only through pg_walinspect's functions as the caller's role, so a
 //! role that may not read WAL gets NULLs with the reason, never WAL it could not read itself.
 
+pub use keybench_core::inspect::sample::*;
 use pgrx::prelude::*;
 use std::collections::HashMap;
-
-/// The WAL one relation wrote in the window: the records whose first block is one of its blocks
-/// (their whole length), and the full-page images of its blocks.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RelWal {
-    pub wal_bytes: i64,
-    pub fpi_bytes: i64,
-    pub fpi_count: i64,
-}
-
-impl std::ops::AddAssign for RelWal {
-    fn add_assign(&mut self, o: RelWal) {
-        self.wal_bytes += o.wal_bytes;
-        self.fpi_bytes += o.fpi_bytes;
-        self.fpi_count += o.fpi_count;
-    }
-}
-
-/// How keybench reads WAL on this server, or why it cannot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WalReader {
-    /// pg_walinspect 1.1 (PostgreSQL 16 and later): pg_get_wal_block_info, per block.
-    Blocks(String),
-    /// pg_walinspect 1.0 (PostgreSQL 15, or an older install): pg_get_wal_records_info, whose
-    /// block references are parsed.
-    Records(String),
-    Unavailable(String),
-}
-
-/// A relation's counters at one moment.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Counts {
-    pub inserted: i64,
-    pub blocks_read: i64,
-}
 
 /// What was measured.
 #[derive(Debug, Clone, Default)]
@@ -70,86 +36,24 @@ pub struct Measured {
     pub checkpoints_note: String,
     /// Whether the window was cut short by the WAL limit.
     pub cut_at_limit: bool,
+    /// Without a window: where the statistics' figures count from, and how that start was found.
+    pub since_note: String,
 }
 
-/// A block reference of pg_get_wal_records_info (PostgreSQL 15's pg_walinspect): each
-/// "blkref #N: rel SPC/DB/NODE ... blk B" with "FPW" when it carries a full-page image.
-pub fn parse_block_refs(block_ref: &str) -> Vec<(u32, u32, u32, bool)> {
-    let mut out = Vec::new();
-    for part in block_ref.split("blkref #").skip(1) {
-        let Some(rel) = part.split("rel ").nth(1) else {
-            continue;
-        };
-        let ids: Vec<u32> = rel
-            .split(|c: char| !c.is_ascii_digit())
-            .take(3)
-            .filter_map(|n| n.parse().ok())
-            .collect();
-        if ids.len() == 3 {
-            // The image marker belongs to this reference: up to the next one.
-            let fpw = part.contains("FPW");
-            out.push((ids[0], ids[1], ids[2], fpw));
-        }
-    }
-    out
-}
-
-/// The smaller of the machine's memory (/proc/meminfo's MemTotal) and the memory limit of the
-/// cgroup this server runs in (v2 memory.max, v1 memory.limit_in_bytes), in bytes.
-pub fn memory_bytes() -> Option<i64> {
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines()
-            .find(|l| l.starts_with("MemTotal:"))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
-            .map(|kb| kb * 1024)
-    });
-    let limit = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|c| cgroup_limit(&c, |p| std::fs::read_to_string(p).ok()));
-    match (total, limit) {
-        (Some(t), Some(l)) => Some(t.min(l)),
-        (t, l) => t.or(l),
-    }
-}
-
-/// The memory limit of the cgroup named in `proc_self_cgroup` (the text of /proc/self/cgroup),
-/// reading files with `read`; None when there is none ("max", or far beyond any machine).
-pub fn cgroup_limit(proc_self_cgroup: &str, read: impl Fn(&str) -> Option<String>) -> Option<i64> {
-    let parse = |s: String| -> Option<i64> {
-        let v: i64 = s.trim().parse().ok()?;
-        (v < (1i64 << 60)).then_some(v)
-    };
-    for line in proc_self_cgroup.lines() {
-        let mut f = line.splitn(3, ':');
-        let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
-        if controllers.is_empty() {
-            if let Some(v) = read(&format!("/sys/fs/cgroup{path}/memory.max")).and_then(parse) {
-                return Some(v);
-            }
-        } else if controllers.split(',').any(|c| c == "memory") {
-            if let Some(v) = read(&format!(
-                "/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"
-            ))
-            .and_then(parse)
-            {
-                return Some(v);
-            }
-        }
-    }
-    None
-}
-
+pub use sql::{measure, wal_reader};
 mod sql {
     use super::*;
     use crate::pg::spi::{one, row, rows};
 
     const CHECKPOINTS: &str = if pg_sys::PG_VERSION_NUM >= 170000 {
-        "SELECT (num_timed + num_requested)::bigint,
-                extract(epoch FROM now() - stats_reset)::float8
+        "SELECT (num_timed + num_requested)::bigint AS checkpoints,
+                extract(epoch FROM now() - coalesce(stats_reset, pg_catalog.pg_postmaster_start_time()))::float8 AS seconds,
+                stats_reset IS NULL AS never_reset
          FROM pg_catalog.pg_stat_checkpointer"
     } else {
-        "SELECT (checkpoints_timed + checkpoints_req)::bigint,
-                extract(epoch FROM now() - stats_reset)::float8
+        "SELECT (checkpoints_timed + checkpoints_req)::bigint AS checkpoints,
+                extract(epoch FROM now() - coalesce(stats_reset, pg_catalog.pg_postmaster_start_time()))::float8 AS seconds,
+                stats_reset IS NULL AS never_reset
          FROM pg_catalog.pg_stat_bgwriter"
     };
 
@@ -161,13 +65,18 @@ mod sql {
                     .into(),
             );
         }
-        let found = row::<(Option<String>, Option<String>)>(
-            "SELECT e.extversion, pg_catalog.quote_ident(n.nspname)
+        #[derive(serde::Deserialize)]
+        struct Installed {
+            version: String,
+            schema: String,
+        }
+        let found = row::<Installed>(
+            "SELECT e.extversion AS version, pg_catalog.quote_ident(n.nspname) AS schema
              FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
              WHERE e.extname = 'pg_walinspect'",
             &[],
         );
-        let Some((Some(version), Some(schema))) = found else {
+        let Some(Installed { version, schema }) = found else {
             return WalReader::Unavailable(
                 "pg_walinspect is not installed in this database: CREATE EXTENSION pg_walinspect (contrib) enables the WAL by index".into(),
             );
@@ -201,27 +110,26 @@ mod sql {
     fn read_wal(reader: &WalReader, from: &str, to: &str, acc: &mut HashMap<(u32, u32), RelWal>) {
         match reader {
             WalReader::Blocks(schema) => {
-                for (spc, node, wal, fpi, n) in rows::<(
-                    Option<pg_sys::Oid>,
-                    Option<pg_sys::Oid>,
-                    Option<i64>,
-                    Option<i64>,
-                    Option<i64>,
-                )>(
+                #[derive(serde::Deserialize)]
+                struct Block {
+                    #[serde(deserialize_with = "crate::pg::spi::oid")]
+                    reltablespace: pg_sys::Oid,
+                    #[serde(deserialize_with = "crate::pg::spi::oid")]
+                    relfilenode: pg_sys::Oid,
+                    wal_bytes: Option<i64>,
+                    fpi_bytes: Option<i64>,
+                    fpi_count: Option<i64>,
+                }
+                for b in rows::<Block>(
                     &include_str!("../../sql/queries/wal_blocks.sql")
                         .replace("@walinspect@", schema),
                     &[from.into(), to.into()],
                 ) {
-                    let e = acc
-                        .entry((
-                            spc.map(|o| o.to_u32()).unwrap_or(0),
-                            node.map(|o| o.to_u32()).unwrap_or(0),
-                        ))
-                        .or_default();
-                    *e += RelWal {
-                        wal_bytes: wal.unwrap_or(0),
-                        fpi_bytes: fpi.unwrap_or(0),
-                        fpi_count: n.unwrap_or(0),
+                    *acc.entry((b.reltablespace.to_u32(), b.relfilenode.to_u32()))
+                        .or_default() += RelWal {
+                        wal_bytes: b.wal_bytes.unwrap_or(0),
+                        fpi_bytes: b.fpi_bytes.unwrap_or(0),
+                        fpi_count: b.fpi_count.unwrap_or(0),
                     };
                 }
             }
@@ -232,7 +140,17 @@ mod sql {
                 )
                 .map(|o| o.to_u32())
                 .unwrap_or(0);
-                for (len, fpi_len, refs) in rows::<(Option<i32>, Option<i32>, Option<String>)>(
+                #[derive(serde::Deserialize)]
+                struct Record {
+                    record_length: Option<i32>,
+                    fpi_length: Option<i32>,
+                    block_ref: Option<String>,
+                }
+                for Record {
+                    record_length: len,
+                    fpi_length: fpi_len,
+                    block_ref: refs,
+                } in rows::<Record>(
                     &format!(
                         "SELECT record_length, fpi_length, block_ref FROM {schema}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
                          WHERE block_ref <> ''"
@@ -331,29 +249,46 @@ mod sql {
 
     /// Every table's inserted rows and blocks read (its heap, indexes and TOAST), now.
     fn table_counts() -> HashMap<pg_sys::Oid, Counts> {
-        rows::<(Option<pg_sys::Oid>, Option<i64>, Option<i64>)>(
-            "SELECT t.relid, t.n_tup_ins,
+        #[derive(serde::Deserialize)]
+        struct Table {
+            #[serde(deserialize_with = "crate::pg::spi::oid")]
+            relid: pg_sys::Oid,
+            inserted: Option<i64>,
+            blocks_read: i64,
+        }
+        rows::<Table>(
+            "SELECT t.relid, t.n_tup_ins AS inserted,
                     coalesce(io.heap_blks_read, 0) + coalesce(io.idx_blks_read, 0)
-                      + coalesce(io.toast_blks_read, 0) + coalesce(io.tidx_blks_read, 0)
+                      + coalesce(io.toast_blks_read, 0) + coalesce(io.tidx_blks_read, 0) AS blocks_read
              FROM pg_catalog.pg_stat_all_tables t
              LEFT JOIN pg_catalog.pg_statio_all_tables io ON io.relid = t.relid",
             &[],
         )
         .into_iter()
-        .filter_map(|(oid, ins, read)| {
-            Some((
-                oid?,
+        .map(|t| {
+            (
+                t.relid,
                 Counts {
-                    inserted: ins.unwrap_or(0),
-                    blocks_read: read.unwrap_or(0),
+                    inserted: t.inserted.unwrap_or(0),
+                    blocks_read: t.blocks_read,
                 },
-            ))
+            )
         })
         .collect()
     }
 
-    fn checkpoints() -> (Option<i64>, Option<f64>) {
-        row::<(Option<i64>, Option<f64>)>(CHECKPOINTS, &[]).unwrap_or_default()
+    /// The checkpoints since the checkpoint statistics' reset (or, never reset, since the
+    /// server's start), the seconds since, and whether they were never reset.
+    fn checkpoints() -> (Option<i64>, Option<f64>, bool) {
+        #[derive(serde::Deserialize)]
+        struct Checkpoints {
+            checkpoints: Option<i64>,
+            seconds: Option<f64>,
+            never_reset: bool,
+        }
+        row::<Checkpoints>(CHECKPOINTS, &[])
+            .map(|c| (c.checkpoints, c.seconds, c.never_reset))
+            .unwrap_or_default()
     }
 
     /// Forget this transaction's snapshot of the statistics, so that the next reading is fresh.
@@ -377,12 +312,16 @@ mod sql {
     /// `wal_limit` bytes of it were written), or, without a window, read the statistics since their
     /// last reset.
     pub fn measure(window: Option<f64>, wal_limit: i64) -> Measured {
-        let (checkpoints0, since_reset) = checkpoints();
+        let (checkpoints0, since_reset, never_reset) = checkpoints();
         let checkpoints_per_hour = match (checkpoints0, since_reset) {
             (Some(n), Some(s)) if s > 0.0 => Some(n as f64 * 3600.0 / s),
             _ => None,
         };
         let checkpoints_note = match since_reset {
+            Some(s) if never_reset => format!(
+                "checkpoints per hour: the checkpoint statistics, never reset, over the {:.1} hours since the server's start (pg_postmaster_start_time(); they may count from before it)",
+                s / 3600.0
+            ),
             Some(s) => format!(
                 "checkpoints per hour: the checkpoint statistics over the {:.1} hours since their reset",
                 s / 3600.0
@@ -390,13 +329,46 @@ mod sql {
             None => "checkpoints per hour unknown: the checkpoint statistics have no reset time".into(),
         };
         let Some(window) = window else {
-            let reset = one::<f64>(
-                "SELECT extract(epoch FROM now() - stats_reset)::float8 FROM pg_catalog.pg_stat_database
-                 WHERE datname = current_database()",
+            // The statistics count from their last reset; on a server where they were never reset
+            // (stats_reset NULL, most servers), from the server's start: a clean restart keeps
+            // them on PostgreSQL 15 and later, so the rates are then at most what the figures say.
+            #[derive(serde::Deserialize)]
+            struct Since {
+                reset: Option<f64>,
+                started: Option<f64>,
+            }
+            let since = row::<Since>(
+                "SELECT extract(epoch FROM now() - stats_reset)::float8 AS reset,
+                        extract(epoch FROM now() - pg_catalog.pg_postmaster_start_time())::float8 AS started
+                 FROM pg_catalog.pg_stat_database WHERE datname = current_database()",
                 &[],
             );
+            let (seconds, since_note) = match since {
+                // Less than a second of statistics says nothing of a rate.
+                Some(Since { reset, started }) if reset.or(started).is_some_and(|s| s < 1.0) => (
+                    None,
+                    "no sample, and less than a second of statistics since their reset or the server's start: no rates"
+                        .into(),
+                ),
+                Some(Since { reset: Some(s), .. }) => (
+                    Some(s),
+                    format!(
+                        "no sample: inserts and blocks read are pg_stat_all_tables' and pg_statio_all_tables' since the statistics' reset {:.1} hours ago",
+                        s / 3600.0
+                    ),
+                ),
+                Some(Since { reset: None, started: Some(s) }) => (
+                    Some(s),
+                    format!(
+                        "no sample: the statistics were never reset, so inserts and blocks read are counted from the server's start {:.1} hours ago (pg_postmaster_start_time(); PostgreSQL 15 and later keep them across a clean restart, so the rates are at most these)",
+                        s / 3600.0
+                    ),
+                ),
+                _ => (None, String::new()),
+            };
             return Measured {
-                seconds: reset,
+                seconds,
+                since_note,
                 sampled: false,
                 wal_note: "no sample: the WAL by index needs keybench_audit(sample => an interval)"
                     .into(),
@@ -454,7 +426,7 @@ mod sql {
         let server_wal = lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert);
         fresh_statistics();
         let after = table_counts();
-        let (checkpoints1, _) = checkpoints();
+        let (checkpoints1, _, _) = checkpoints();
         let tables = after
             .iter()
             .map(|(oid, a)| {
@@ -509,6 +481,7 @@ mod sql {
         Measured {
             seconds: Some(seconds),
             sampled: true,
+            since_note: String::new(),
             server_wal_bytes: Some(server_wal),
             wal_read_bytes: read_bytes,
             wal_read_seconds: read_ns as f64 / 1e9,
@@ -520,54 +493,5 @@ mod sql {
             checkpoints_note,
             cut_at_limit: cut,
         }
-    }
-}
-
-pub use sql::{measure, wal_reader};
-
-#[cfg(test)]
-mod unit_tests {
-    use super::*;
-
-    #[test]
-    fn block_references_of_postgresql_15() {
-        assert_eq!(
-            parse_block_refs(
-                "blkref #0: rel 1663/16971/17545 fork main blk 31 (FPW); hole: offset: 560, length: 1200"
-            ),
-            vec![(1663, 16971, 17545, true)]
-        );
-        assert_eq!(
-            parse_block_refs(
-                "blkref #0: rel 1663/5/16390 fork main blk 2, blkref #1: rel 1663/5/16390 fork main blk 7 FPW"
-            ),
-            vec![(1663, 5, 16390, false), (1663, 5, 16390, true)]
-        );
-        assert!(parse_block_refs("").is_empty());
-    }
-
-    #[test]
-    fn cgroup_memory_limits() {
-        let files = |p: &str| match p {
-            "/sys/fs/cgroup/system.slice/pg.service/memory.max" => Some("1073741824\n".to_string()),
-            "/sys/fs/cgroup/memory/keybench-x/memory.limit_in_bytes" => {
-                Some("100663296\n".to_string())
-            }
-            "/sys/fs/cgroup/memory/unlimited/memory.limit_in_bytes" => {
-                Some("9223372036854771712\n".to_string())
-            }
-            "/sys/fs/cgroup/memory.max" => Some("max\n".to_string()),
-            _ => None,
-        };
-        assert_eq!(
-            cgroup_limit("0::/system.slice/pg.service\n", files),
-            Some(1 << 30)
-        );
-        assert_eq!(
-            cgroup_limit("12:memory:/keybench-x\n11:cpu:/\n", files),
-            Some(96 << 20)
-        );
-        assert_eq!(cgroup_limit("4:memory:/unlimited\n", files), None);
-        assert_eq!(cgroup_limit("0::/\n", files), None);
     }
 }

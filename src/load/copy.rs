@@ -93,9 +93,12 @@ unsafe extern "C-unwind" fn copy_source(
         };
         let min = minread.max(0) as usize;
         match key {
-            Some(kind) => {
-                src.fill_with_key(out, min, |line| kind.write_key(line), &mut number) as i32
-            }
+            Some(kind) => src.fill_with_key(
+                out,
+                min,
+                |line| crate::kind::write_key(kind, line),
+                &mut number,
+            ) as i32,
             None => src.fill(out, min, number) as i32,
         }
     })

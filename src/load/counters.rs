@@ -21,8 +21,9 @@ macro_rules! counters {
         $(#[doc = $doc:literal])+
         $name:ident: $sql_type:literal $(= usage.$group:ident.$field:ident)?;
     )+) => {
-        /// The counters one batch adds up.
-        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        /// The counters one batch adds up (read by their column names, as a row of
+        /// [`crate::pg::spi::rows`]).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Deserialize)]
         pub struct Counters {
             $(
                 $(#[doc = $doc])+

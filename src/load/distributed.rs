@@ -49,18 +49,18 @@ pub fn finish_distributed(run_id: i64, index: pg_sys::Oid, ext: &str, s: &mut Su
         &[run_id.into()],
     )
     .unwrap_or(0);
-    let rows: Vec<(String, bool, String)> = rows::<(Option<String>, Option<bool>, Option<String>)>(
-        "SELECT node, coordinator, lsn_start::text FROM keybench.run_nodes WHERE run_id = $1 ORDER BY node",
+    #[derive(serde::Deserialize)]
+    struct RunNode {
+        node: String,
+        coordinator: bool,
+        lsn_start: String,
+    }
+    let rows: Vec<(String, bool, String)> = rows::<RunNode>(
+        "SELECT node, coordinator, lsn_start::text AS lsn_start FROM keybench.run_nodes WHERE run_id = $1 ORDER BY node",
         &[run_id.into()],
     )
     .into_iter()
-    .map(|(node, coordinator, lsn)| {
-        (
-            node.unwrap_or_default(),
-            coordinator.unwrap_or(false),
-            lsn.unwrap_or_default(),
-        )
-    })
+    .map(|r| (r.node, r.coordinator, r.lsn_start))
     .collect();
     let nodes: Vec<citus::Node> = rows
         .iter()

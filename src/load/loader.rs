@@ -8,7 +8,6 @@ use super::counters::*;
 use super::state::{LoadState, Summary};
 use super::{distributed, Method, SkewModel};
 use crate::kind::run_table_names;
-use crate::pg::spi::OrError;
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use crate::read::during_load::{during_load, LoadSide};
 use crate::replicas::{replay, standby};
@@ -83,39 +82,27 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
     let lock_key = h.lock_key;
     let tablespace = s.tablespace();
     let (run_id, index_oid, table) = in_transaction(|| {
+        // The run's settings by column name (RunRecord), and the server's settings beside them.
+        let record = serde_json::to_value(p.record(lock_key)).expect("a run record serializes");
+        let columns = record
+            .as_object()
+            .expect("a run record is an object")
+            .keys()
+            .map(pgrx::spi::quote_identifier)
+            .collect::<Vec<_>>()
+            .join(", ");
         let run_id: i64 = spi_one(
-            "INSERT INTO keybench.runs (kind, rows, batch_size, clients, payload_width, shape, method, fillfactor,
-                checkpoint_first, keep, ids_per_ms, uuidv7_subms, clock_skew_ms, lock_key, server_version, shared_buffers,
-                checkpoint_timeout, max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit,
-                checkpoint_every, users, node_per_client, identity_cache, skew_model)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, current_setting('server_version'),
-                current_setting('shared_buffers'), current_setting('checkpoint_timeout'),
-                current_setting('max_wal_size'), current_setting('full_page_writes'),
-                current_setting('wal_compression'), current_setting('data_checksums'),
-                current_setting('synchronous_commit'), nullif($15, 0), CASE WHEN $6 <> 'd' THEN $16 END, $17,
-                CASE WHEN $1 = 'bigint' THEN $18 END, $19)
-             RETURNING run_id",
-            &[
-                kind.name().into(),
-                p.rows.into(),
-                p.batch_size.into(),
-                p.clients.into(),
-                p.payload_width.into(),
-                p.shape().name().into(),
-                p.method().name().into(),
-                p.fillfactor.into(),
-                p.checkpoint_first.into(),
-                p.keep.into(),
-                p.ids_per_ms.into(),
-                (if p.subms_random { "random" } else { "counter" }).into(),
-                p.clock_skew_ms.into(),
-                lock_key.into(),
-                p.checkpoint_every.into(),
-                p.users.into(),
-                p.node_per_client.into(),
-                p.identity_cache.into(),
-                p.skew_model().name().into(),
-            ],
+            &format!(
+                "INSERT INTO keybench.runs ({columns}, server_version, shared_buffers, checkpoint_timeout,
+                    max_wal_size, full_page_writes, wal_compression, data_checksums, synchronous_commit)
+                 SELECT {columns}, current_setting('server_version'), current_setting('shared_buffers'),
+                    current_setting('checkpoint_timeout'), current_setting('max_wal_size'),
+                    current_setting('full_page_writes'), current_setting('wal_compression'),
+                    current_setting('data_checksums'), current_setting('synchronous_commit')
+                 FROM jsonb_populate_record(NULL::keybench.runs, $1)
+                 RETURNING run_id"
+            ),
+            &[pgrx::JsonB(record).into()],
         )
         .expect("INSERT ... RETURNING gives a row");
         let (table, index) = run_table_names(run_id, kind);
@@ -342,43 +329,46 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
             await_checkpoint_statistics(run_id, s.checkpoints_requested.load(Ordering::Acquire));
         }
         let d = crate::inspect::density::scan(index);
-        let totals = Spi::connect(|client| {
-            let row = client
-                .select(
-                    &format!(
-                        "SELECT count(*)::bigint, {},
-                            (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint FROM keybench.runs WHERE run_id = $1),
-                            (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1),
-                            pg_relation_size($2::regclass), pg_relation_size($3)
-                         FROM keybench.batches WHERE run_id = $1",
-                        Counters::COLUMNS
-                            .map(|c| format!("coalesce(sum({c}), 0)::bigint"))
-                            .join(", ")
-                    ),
-                    Some(1),
-                    &[run_id.into(), table.clone().into(), index.into()],
-                )?
-                .first();
-            let g = |i: usize| row.get::<i64>(i).map(|v| v.unwrap_or(0));
-            let mut counters = [0; COUNT];
-            for (i, v) in counters.iter_mut().enumerate() {
-                *v = g(2 + i)?;
-            }
-            Ok::<_, pgrx::spi::Error>(Summary {
-                run_id,
-                batches: g(1)?,
-                elapsed_ms,
-                counters: Counters::from_values(counters),
-                lsn_delta: g(2 + COUNT)?,
-                checkpoints: g(3 + COUNT)?,
-                heap_bytes: g(4 + COUNT)?,
-                index_bytes: g(5 + COUNT)?,
-                avg_leaf_density: d.avg_leaf_density,
-                leaf_fragmentation: d.leaf_fragmentation,
-                wal_uncounted: false,
-            })
-        })
-        .or_error("keybench");
+        /// The run's totals, by column name: the batches, their counters summed, and what the
+        /// server says of the run as a whole.
+        #[derive(serde::Deserialize)]
+        struct Totals {
+            batches: i64,
+            #[serde(flatten)]
+            counters: Counters,
+            lsn_delta: Option<i64>,
+            checkpoints: Option<i64>,
+            heap_bytes: i64,
+            index_bytes: i64,
+        }
+        let t = crate::pg::spi::row::<Totals>(
+            &format!(
+                "SELECT count(*)::bigint AS batches, {},
+                    (SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), lsn_start)::bigint
+                     FROM keybench.runs WHERE run_id = $1) AS lsn_delta,
+                    (SELECT ({CHECKPOINTS_SQL}) - checkpoints_start FROM keybench.runs WHERE run_id = $1) AS checkpoints,
+                    pg_relation_size($2::regclass) AS heap_bytes, pg_relation_size($3) AS index_bytes
+                 FROM keybench.batches WHERE run_id = $1",
+                Counters::COLUMNS
+                    .map(|c| format!("coalesce(sum({c}), 0)::bigint AS {c}"))
+                    .join(", ")
+            ),
+            &[run_id.into(), table.clone().into(), index.into()],
+        )
+        .expect("an aggregate returns a row");
+        let totals = Summary {
+            run_id,
+            batches: t.batches,
+            elapsed_ms,
+            counters: t.counters,
+            lsn_delta: t.lsn_delta.unwrap_or(0),
+            checkpoints: t.checkpoints.unwrap_or(0),
+            heap_bytes: t.heap_bytes,
+            index_bytes: t.index_bytes,
+            avg_leaf_density: d.avg_leaf_density,
+            leaf_fragmentation: d.leaf_fragmentation,
+            wal_uncounted: false,
+        };
         let mut totals = totals;
         if p.distributed {
             distributed::finish_distributed(run_id, index, &h.ext_schema(), &mut totals);

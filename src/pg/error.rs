@@ -1,22 +1,30 @@
-//! Turning keybench's error types into PostgreSQL ERRORs with a SQLSTATE.
+//! Turning keybench's error types ([`SqlError`], the core's) into PostgreSQL ERRORs with a SQLSTATE.
 
+pub use keybench_core::sqlstate::{SqlError, SqlState};
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 
-/// An error that knows its SQLSTATE, and optionally a DETAIL and a HINT.
-pub trait SqlError: std::fmt::Display {
-    fn sqlstate(&self) -> PgSqlErrorCode;
-    fn detail(&self) -> Option<String> {
-        None
+/// `code` (an error's sqlerrcode, as the server encodes it) as a [`SqlState`]: PGUNSIXBIT of each
+/// six bits (utils/elog.h).
+pub fn sqlstate_of(code: i32) -> SqlState {
+    let mut c = [0u8; 5];
+    for (i, b) in c.iter_mut().enumerate() {
+        *b = (((code >> (6 * i)) & 0x3f) as u8) + b'0';
     }
-    fn hint(&self) -> Option<String> {
-        None
-    }
+    SqlState::Other(c)
+}
+
+/// The server's code for `s`: MAKE_SQLSTATE of its five characters (utils/elog.h).
+pub fn pg_code(s: SqlState) -> PgSqlErrorCode {
+    let code = s.code().bytes().enumerate().fold(0i32, |acc, (i, c)| {
+        acc + ((((c as i32) - ('0' as i32)) & 0x3f) << (6 * i))
+    });
+    PgSqlErrorCode::from(code)
 }
 
 /// Raise `e` as an ERROR; does not return.
 pub fn raise<E: SqlError>(e: E) -> ! {
-    let mut report = ErrorReport::new(e.sqlstate(), e.to_string(), "");
+    let mut report = ErrorReport::new(pg_code(e.sqlstate()), e.to_string(), "");
     if let Some(d) = e.detail() {
         report = report.set_detail(d);
     }

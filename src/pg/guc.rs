@@ -52,7 +52,7 @@ pub static MAX_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(4);
 pub static CHECK_WORKER_SLOTS: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 pub const MAX_NODE_ID: i32 = 1023;
-pub const MAX_IDS_PER_MS: i32 = 1_000_000;
+pub use keybench_core::generators::clock::MAX_IDS_PER_MS;
 
 pub fn init() {
     GucRegistry::define_int_guc(

@@ -1,10 +1,12 @@
-//! The few SPI calls every module makes: run a statement, read one value, one row of several
-//! columns or every row (an SPI failure is an ERROR), and keybench's pg_extension row and the
+//! The few SPI calls every module makes: run a statement, read one value, or read rows by their
+//! columns' names into typed structs (an SPI failure is an ERROR), and keybench's pg_extension row and the
 //! quoted name of the schema it was created in.
 
 use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
-use pgrx::spi::{SpiHeapTupleData, SpiResult, SpiTupleTable};
+use pgrx::spi::SpiResult;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 
 /// Run `sql`; an SPI failure is an ERROR (an SQL error inside it is raised as itself).
 pub fn run(sql: &str, args: &[DatumWithOid]) {
@@ -13,51 +15,16 @@ pub fn run(sql: &str, args: &[DatumWithOid]) {
 
 /// The first column of the first row of `sql`, if it returns a row and that value is not NULL.
 pub fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
-    row::<(Option<T>,)>(sql, args).and_then(|(v,)| v)
-}
-
-/// A row's columns read as a tuple of `Option`s (NULL is None), in select-list order: what
-/// [`row`] and [`rows`] return.
-pub trait Columns: Sized {
-    fn read(row: &impl Column) -> SpiResult<Self>;
-}
-
-/// A row SPI returned, whose columns [`Columns`] reads by position (1-based).
-pub trait Column {
-    fn column<T: FromDatum + IntoDatum>(&self, ordinal: usize) -> SpiResult<Option<T>>;
-}
-
-impl Column for SpiTupleTable<'_> {
-    fn column<T: FromDatum + IntoDatum>(&self, ordinal: usize) -> SpiResult<Option<T>> {
-        self.get(ordinal)
-    }
-}
-
-impl Column for SpiHeapTupleData<'_> {
-    fn column<T: FromDatum + IntoDatum>(&self, ordinal: usize) -> SpiResult<Option<T>> {
-        self.get(ordinal)
-    }
-}
-
-macro_rules! columns {
-    ($($t:ident $i:literal),+) => {
-        impl<$($t: FromDatum + IntoDatum),+> Columns for ($(Option<$t>,)+) {
-            fn read(row: &impl Column) -> SpiResult<Self> {
-                Ok(($(row.column::<$t>($i)?,)+))
-            }
+    // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
+    Spi::connect_mut(|c| {
+        let t = c.update(sql, Some(1), args)?;
+        if t.is_empty() {
+            return Ok(None);
         }
-    };
+        t.first().get::<T>(1)
+    })
+    .or_error("keybench")
 }
-
-columns!(A 1);
-columns!(A 1, B 2);
-columns!(A 1, B 2, C 3);
-columns!(A 1, B 2, C 3, D 4);
-columns!(A 1, B 2, C 3, D 4, E 5);
-columns!(A 1, B 2, C 3, D 4, E 5, F 6);
-columns!(A 1, B 2, C 3, D 4, E 5, F 6, G 7);
-columns!(A 1, B 2, C 3, D 4, E 5, F 6, G 7, H 8);
-columns!(A 1, B 2, C 3, D 4, E 5, F 6, G 7, H 8, I 9);
 
 /// An SPI result, or the SPI failure as an ERROR that names `what` (the function whose statement
 /// failed): the one place an SPI failure becomes an ERROR.
@@ -71,27 +38,63 @@ impl<T> OrError<T> for SpiResult<T> {
     }
 }
 
-/// The first row of `sql`, if it returns one, as the tuple `T` of its columns.
-pub fn row<T: Columns>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
-    // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
-    Spi::connect_mut(|c| {
-        let t = c.update(sql, Some(1), args)?;
-        if t.is_empty() {
-            return Ok(None);
-        }
-        T::read(&t.first()).map(Some)
-    })
-    .or_error("keybench")
+/// The first row of `sql`, if it returns one, decoded by column name into `T`: see [`rows`].
+pub fn row<T: DeserializeOwned>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
+    rows_limit(sql, args, Some(1)).into_iter().next()
 }
 
-/// Every row of `sql`, each as the tuple `T` of its columns.
-pub fn rows<T: Columns>(sql: &str, args: &[DatumWithOid]) -> Vec<T> {
-    Spi::connect_mut(|c| {
-        c.update(sql, None, args)?
-            .map(|r| T::read(&r))
-            .collect::<SpiResult<Vec<T>>>()
+/// Every row of `sql` (a SELECT, or a statement with RETURNING), each decoded by its column names
+/// into `T` with serde, through the row as jsonb: a column that moves in the query cannot shift
+/// another's value, and a column `T` needs that the query lacks is an ERROR naming it. (Oids
+/// decode from their number, timestamps and LSNs from their text.)
+pub fn rows<T: DeserializeOwned>(sql: &str, args: &[DatumWithOid]) -> Vec<T> {
+    rows_limit(sql, args, None)
+}
+
+fn rows_limit<T: DeserializeOwned>(sql: &str, args: &[DatumWithOid], limit: Option<i64>) -> Vec<T> {
+    // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
+    let q = format!("WITH q AS ({sql}) SELECT pg_catalog.to_jsonb(q)::text FROM q");
+    let texts: Vec<String> = Spi::connect_mut(|c| {
+        c.update(&q, limit, args)?
+            .map(|r| r.get::<String>(1).map(Option::unwrap_or_default))
+            .collect::<SpiResult<Vec<String>>>()
     })
-    .or_error("keybench")
+    .or_error("keybench");
+    texts
+        .iter()
+        .map(|t| {
+            serde_json::from_str(t).unwrap_or_else(|e| {
+                pgrx::error!(
+                    "keybench: a row of a catalog query does not read as its type: {e}: {t}"
+                )
+            })
+        })
+        .collect()
+}
+
+/// An oid column of a row [`rows`] reads (to_jsonb writes an oid as its number in a string):
+/// `#[serde(deserialize_with = "crate::pg::spi::oid")]`.
+pub fn oid<'de, D: serde::Deserializer<'de>>(d: D) -> Result<pg_sys::Oid, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Number {
+        Text(String),
+        Int(u32),
+    }
+    let n = match Number::deserialize(d)? {
+        Number::Int(n) => n,
+        Number::Text(t) => t.parse().map_err(serde::de::Error::custom)?,
+    };
+    Ok(pg_sys::Oid::from(n))
+}
+
+/// A nullable oid column: as [`oid`], NULL as None.
+pub fn oid_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<pg_sys::Oid>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Wrapped(#[serde(deserialize_with = "oid")] pg_sys::Oid);
+    Ok(Option::<Wrapped>::deserialize(d)?.map(|w| w.0))
 }
 
 /// keybench's row in pg_extension, if it is installed (as the statement's snapshot sees it).

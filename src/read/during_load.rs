@@ -70,7 +70,7 @@ impl BatchReads {
                 (self.max_ns as f64 / 1000.0).into(),
                 self.hit.into(),
                 self.read.into(),
-                histogram_json(&self.hist).into(),
+                pgrx::JsonB(histogram_json(&self.hist)).into(),
             ],
         );
     }

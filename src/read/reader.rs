@@ -464,7 +464,7 @@ fn finish(seg: &mut Segment<ReadState>) {
                 s.pk_blks_read.into(),
                 s.pk_blks_hit.into(),
                 (r.workload() == Workload::Join).then_some(s.fk_index_bytes).into(),
-                histogram_json(&counts).into(),
+                pgrx::JsonB(histogram_json(&counts)).into(),
             ],
         );
         drop_objects(&r, read_id);

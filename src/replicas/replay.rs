@@ -19,7 +19,6 @@ use crate::workers::segment::wait_on_latch;
 use crate::workers::xact::*;
 use crate::workers::Header;
 use pgrx::prelude::*;
-use pgrx::PgSqlErrorCode;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// keybench_replay's standby: its connection string as the caller gave it (in this segment only,
@@ -69,16 +68,17 @@ pub enum ReplayError {
 }
 
 impl SqlError for ReplayError {
-    fn sqlstate(&self) -> PgSqlErrorCode {
-        use PgSqlErrorCode::*;
+    fn sqlstate(&self) -> crate::pg::error::SqlState {
         match self {
-            ReplayError::NoDblink => ERRCODE_FEATURE_NOT_SUPPORTED,
+            ReplayError::NoDblink => crate::pg::error::SqlState::FeatureNotSupported,
             ReplayError::NotStandby(_)
             | ReplayError::OtherPrimary(..)
-            | ReplayError::AlreadyPaused(..) => ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            ReplayError::NoPauseRights(..) => ERRCODE_INSUFFICIENT_PRIVILEGE,
+            | ReplayError::AlreadyPaused(..) => {
+                crate::pg::error::SqlState::ObjectNotInPrerequisiteState
+            }
+            ReplayError::NoPauseRights(..) => crate::pg::error::SqlState::InsufficientPrivilege,
             ReplayError::EmptyConninfo | ReplayError::LongConninfo(..) => {
-                ERRCODE_INVALID_PARAMETER_VALUE
+                crate::pg::error::SqlState::InvalidParameterValue
             }
         }
     }
@@ -139,20 +139,31 @@ pub fn check(conninfo: &str) -> String {
     }
     let dblink = dblink_schema().unwrap_or_else(|e| crate::pg::error::raise(e));
     // One connection for all of it (dblink's unnamed form connects and disconnects).
-    let (in_recovery, pause_state, can_pause, user, db, host, port, sysid, own_sysid) =
-        row::<(
-            Option<bool>,
-            Option<String>,
-            Option<bool>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        )>(
+    #[derive(serde::Deserialize, Default)]
+    struct Standby {
+        in_recovery: Option<bool>,
+        pause_state: Option<String>,
+        can_pause: Option<bool>,
+        usr: Option<String>,
+        db: Option<String>,
+        host: Option<String>,
+        port: Option<String>,
+        sysid: Option<String>,
+        own_sysid: Option<String>,
+    }
+    let Standby {
+        in_recovery,
+        pause_state,
+        can_pause,
+        usr: user,
+        db,
+        host,
+        port,
+        sysid,
+        own_sysid,
+    } = row::<Standby>(
                     &format!(
-                        "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system())
+                        "SELECT r.*, (SELECT system_identifier::text FROM pg_catalog.pg_control_system()) AS own_sysid
                          FROM {dblink}.dblink($1, $q$
                            SELECT pg_catalog.pg_is_in_recovery(),
                                   CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_get_wal_replay_pause_state() END,

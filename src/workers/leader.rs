@@ -48,17 +48,25 @@ pub fn check_privileges(
     args: &[bool],
     hint: impl FnOnce(&str, &str) -> String,
 ) {
-    let (role, missing, can_login) =
-        crate::pg::spi::row::<(Option<String>, Option<String>, Option<bool>)>(
-            &format!(
-                "SELECT current_user::text,
-                (SELECT string_agg(what, '; ') FROM (VALUES {checks}) v(ok, what) WHERE NOT ok),
-                (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user)"
-            ),
-            &args.iter().map(|&a| a.into()).collect::<Vec<_>>(),
-        )
-        .unwrap_or_default();
-    let role = role.unwrap_or_default();
+    #[derive(serde::Deserialize, Default)]
+    struct Rights {
+        role: String,
+        missing: Option<String>,
+        can_login: Option<bool>,
+    }
+    let Rights {
+        role,
+        missing,
+        can_login,
+    } = crate::pg::spi::row::<Rights>(
+        &format!(
+            "SELECT current_user::text AS role,
+                (SELECT string_agg(what, '; ') FROM (VALUES {checks}) v(ok, what) WHERE NOT ok) AS missing,
+                (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user) AS can_login"
+        ),
+        &args.iter().map(|&a| a.into()).collect::<Vec<_>>(),
+    )
+    .unwrap_or_default();
     if let Some(missing) = missing {
         let hint = hint(&role, &missing);
         raise(WorkerError::Privileges {
@@ -76,22 +84,26 @@ pub fn check_privileges(
 /// ERROR 53400 unless the server can spare `clients` background worker slots (within
 /// keybench.max_workers).
 pub fn check_spare_workers(function: &'static str, clients: i32) {
-    let (max_processes, in_use, ours) =
-        crate::pg::spi::row::<(Option<i32>, Option<i64>, Option<i64>)>(
-            &format!(
-                "SELECT current_setting('max_worker_processes')::int,
-                count(*) FILTER (WHERE backend_type NOT IN ({NOT_BGWORKERS})),
-                count(*) FILTER (WHERE backend_type = 'keybench run worker')
+    #[derive(serde::Deserialize, Default)]
+    struct Slots {
+        max_processes: i32,
+        in_use: i64,
+        ours: i64,
+    }
+    let Slots {
+        max_processes,
+        in_use,
+        ours,
+    } = crate::pg::spi::row::<Slots>(
+        &format!(
+            "SELECT current_setting('max_worker_processes')::int AS max_processes,
+                count(*) FILTER (WHERE backend_type NOT IN ({NOT_BGWORKERS})) AS in_use,
+                count(*) FILTER (WHERE backend_type = 'keybench run worker') AS ours
              FROM pg_stat_activity"
-            ),
-            &[],
-        )
-        .unwrap_or_default();
-    let (max_processes, in_use, ours) = (
-        max_processes.unwrap_or(0),
-        in_use.unwrap_or(0),
-        ours.unwrap_or(0),
-    );
+        ),
+        &[],
+    )
+    .unwrap_or_default();
     if !crate::pg::guc::check_worker_slots() {
         return;
     }

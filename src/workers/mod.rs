@@ -88,17 +88,16 @@ pub enum WorkerError {
 }
 
 impl crate::pg::error::SqlError for WorkerError {
-    fn sqlstate(&self) -> pgrx::PgSqlErrorCode {
-        use pgrx::PgSqlErrorCode::*;
+    fn sqlstate(&self) -> crate::pg::error::SqlState {
         match self {
             WorkerError::Workers { .. } | WorkerError::NoSpareWorkers { .. } => {
-                ERRCODE_CONFIGURATION_LIMIT_EXCEEDED
+                crate::pg::error::SqlState::ConfigurationLimitExceeded
             }
-            WorkerError::Worker(_, _, code) if *code != 0 => pgrx::PgSqlErrorCode::from(*code),
-            WorkerError::Worker(..) => ERRCODE_QUERY_CANCELED,
-            WorkerError::Abandoned(..) => ERRCODE_ADMIN_SHUTDOWN,
+            WorkerError::Worker(_, _, code) if *code != 0 => crate::pg::error::sqlstate_of(*code),
+            WorkerError::Worker(..) => crate::pg::error::SqlState::QueryCanceled,
+            WorkerError::Abandoned(..) => crate::pg::error::SqlState::AdminShutdown,
             WorkerError::Privileges { .. } | WorkerError::NoLogin(..) => {
-                ERRCODE_INSUFFICIENT_PRIVILEGE
+                crate::pg::error::SqlState::InsufficientPrivilege
             }
         }
     }

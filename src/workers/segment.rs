@@ -30,13 +30,6 @@ pub const SLOT_GONE: u32 = 2;
 /// left to close it.
 pub const JANITOR: usize = MAX_WORKERS;
 
-/// The advisory-lock class of keybench's runs: every process that works on a run holds
-/// `pg_advisory_lock_shared(RUN_LOCK_CLASS, lock_key)` for as long as it lives (`lock_key` is in
-/// keybench.runs, taken from the run's segment handle, so every worker can lock it before the run
-/// has an id). A run marked `running` whose lock is free has been abandoned (a crash, a restart,
-/// a killed worker) and keybench_cleanup() may close it.
-pub const RUN_LOCK_CLASS: i32 = 0x6b62_7275; // "kbru"
-
 /// One worker's place in the segment. A worker's pid is only ever signalled while `lock` is held,
 /// and a worker clears its pid under the same lock before it exits, so a signal can only reach
 /// the live worker, never a process that later got its pid.
@@ -118,7 +111,11 @@ pub struct Header {
     pub database: u32,
     pub user: u32,
     pub ext_schema: [u8; 256],
-    /// The second key of the run's liveness lock.
+    /// The second key of the run's liveness lock: every process that works on a run holds
+    /// `pg_advisory_lock_shared(keybench.run_lock_class(), lock_key)` for as long as it lives
+    /// (`lock_key` is in keybench.runs, taken from the run's segment handle, so every worker can
+    /// lock it before the run has an id). A run marked `running` whose lock is free has been
+    /// abandoned (a crash, a restart, a killed worker) and keybench_cleanup() may close it.
     pub lock_key: i32,
     /// The leader's pid and latch address, to wake it.
     pub leader_pid: i32,

@@ -12,14 +12,15 @@ use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::sync::atomic::Ordering;
 
-/// Take this process's share of the run's liveness lock (see [`RUN_LOCK_CLASS`]); it is held
-/// until the process exits, however it exits.
+/// Take this process's share of the run's liveness lock (class `keybench.run_lock_class()`, see
+/// [`crate::workers::segment::Header::lock_key`]); it is held until the process exits, however it
+/// exits.
 fn hold_run_lock(header: &Header) -> Result<(), Failure> {
     let key = header.lock_key;
     in_transaction(|| {
         spi_run(
-            "SELECT pg_advisory_lock_shared($1, $2)",
-            &[RUN_LOCK_CLASS.into(), key.into()],
+            "SELECT pg_advisory_lock_shared(keybench.run_lock_class(), $1)",
+            &[key.into()],
         )
     })
 }

@@ -1,0 +1,929 @@
+//! keybench_audit(): every primary-key and unique B-tree index of the database, what its key is,
+//! how big and how dense the index is, and a plain-language verdict drawn from the published
+//! findings, stating the figures it rests on.
+//!
+//! The key's kind and the finding's label are decided in SQL (sql/audit.sql), by the same
+//! functions the plain-SQL audit (keybench-audit.sql) runs; here are their labels as a type, the
+//! verdict sentences that state a finding's figures, and what a key costs the server.
+
+/// How a key gets its values: keybench_audit's `key_kind`, as sql/audit.sql's
+/// `keybench.audit_classify` labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    Identity,
+    Sequence,
+    UuidV4,
+    UuidV7,
+    UuidV1,
+    UuidV6,
+    UuidV8,
+    /// A uuid whose variant is not RFC 9562's (and whose first bits are no time), or of a version
+    /// RFC 9562 does not define or whose order it does not give (v2, v3, v5).
+    UuidOther,
+    UuidV4Text,
+    UuidV7Text,
+    /// A uuid of another version stored as text.
+    UuidOtherText,
+    UlidUuid,
+    UlidText,
+    Snowflake,
+    /// A bigint whose top bits look like a time, from an epoch other than Twitter's.
+    SnowflakeLike,
+    RandomText,
+    /// Integers the application supplies (no default), with no time in them.
+    Integer,
+    Expression,
+    Composite,
+    ApplicationSupplied,
+}
+
+impl KeyKind {
+    pub const ALL: [KeyKind; 20] = [
+        KeyKind::Identity,
+        KeyKind::Sequence,
+        KeyKind::UuidV4,
+        KeyKind::UuidV7,
+        KeyKind::UuidV1,
+        KeyKind::UuidV6,
+        KeyKind::UuidV8,
+        KeyKind::UuidOther,
+        KeyKind::UuidV4Text,
+        KeyKind::UuidV7Text,
+        KeyKind::UuidOtherText,
+        KeyKind::UlidUuid,
+        KeyKind::UlidText,
+        KeyKind::Snowflake,
+        KeyKind::SnowflakeLike,
+        KeyKind::RandomText,
+        KeyKind::Integer,
+        KeyKind::Expression,
+        KeyKind::Composite,
+        KeyKind::ApplicationSupplied,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            KeyKind::Identity => "identity",
+            KeyKind::Sequence => "sequence",
+            KeyKind::UuidV4 => "uuid v4 (random)",
+            KeyKind::UuidV7 => "uuid v7",
+            KeyKind::UuidV1 => "uuid v1",
+            KeyKind::UuidV6 => "uuid v6",
+            KeyKind::UuidV8 => "uuid v8",
+            KeyKind::UuidOther => "uuid (no known version)",
+            KeyKind::UuidV4Text => "uuid v4 as text",
+            KeyKind::UuidV7Text => "uuid v7 as text",
+            KeyKind::UuidOtherText => "uuid as text",
+            KeyKind::UlidUuid => "ulid as uuid",
+            KeyKind::UlidText => "ulid as text",
+            KeyKind::Snowflake => "snowflake",
+            KeyKind::SnowflakeLike => "snowflake-like integer",
+            KeyKind::RandomText => "random text",
+            KeyKind::Integer => "application-supplied integer",
+            KeyKind::Expression => "expression",
+            KeyKind::Composite => "composite",
+            KeyKind::ApplicationSupplied => "application-supplied",
+        }
+    }
+
+    /// The kind labelled `label` by sql/audit.sql; a uuid of another version as text (`uuid v1 as
+    /// text`) is [`KeyKind::UuidOtherText`].
+    pub fn from_label(label: &str) -> Option<KeyKind> {
+        KeyKind::ALL
+            .into_iter()
+            .find(|k| k.label() == label)
+            .or_else(|| {
+                (label.starts_with("uuid ") && label.ends_with(" as text"))
+                    .then_some(KeyKind::UuidOtherText)
+            })
+    }
+
+    /// Keys whose new values land anywhere in the index rather than at its right edge (by what
+    /// the kind is; the audit measures what the values do besides).
+    pub fn is_random(self) -> bool {
+        match self {
+            KeyKind::UuidV4
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV1
+            | KeyKind::UuidOther
+            | KeyKind::UuidOtherText
+            | KeyKind::RandomText => true,
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV7
+            | KeyKind::UuidV6
+            | KeyKind::UuidV8
+            | KeyKind::UuidV7Text
+            | KeyKind::UlidUuid
+            | KeyKind::UlidText
+            | KeyKind::Snowflake
+            | KeyKind::SnowflakeLike
+            | KeyKind::Integer
+            | KeyKind::Expression
+            | KeyKind::Composite
+            | KeyKind::ApplicationSupplied => false,
+        }
+    }
+
+    /// A uuid stored as text (36 characters, or 32 hex digits).
+    pub fn is_uuid_text(self) -> bool {
+        matches!(
+            self,
+            KeyKind::UuidV4Text | KeyKind::UuidV7Text | KeyKind::UuidOtherText
+        )
+    }
+
+    /// The time in a key of this kind, as SQL over the key `k` with keybench's schema `ext`, and
+    /// the function giving the smallest key of a millisecond: the kinds whose keys carry their time
+    /// and keybench can read it.
+    pub fn key_time(self, ext: &str) -> Option<(String, String)> {
+        match self {
+            KeyKind::UuidV7 => Some((
+                format!("{ext}.uuid_extract_timestamp(k)"),
+                format!("{ext}.uuidv7_floor"),
+            )),
+            KeyKind::UlidUuid => Some((
+                format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
+                format!("{ext}.ulid_uuid_floor"),
+            )),
+            KeyKind::UlidText => Some((
+                format!("{ext}.ulid_extract_timestamp(k)"),
+                format!("{ext}.ulid_floor"),
+            )),
+            KeyKind::Snowflake => Some((
+                format!("{ext}.snowflake_timestamp(k)"),
+                format!("{ext}.snowflake_floor"),
+            )),
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV4
+            | KeyKind::UuidV1
+            | KeyKind::UuidV6
+            | KeyKind::UuidV8
+            | KeyKind::UuidOther
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV7Text
+            | KeyKind::UuidOtherText
+            | KeyKind::SnowflakeLike
+            | KeyKind::RandomText
+            | KeyKind::Integer
+            | KeyKind::Expression
+            | KeyKind::Composite
+            | KeyKind::ApplicationSupplied => None,
+        }
+    }
+}
+
+/// The finding: keybench_audit's `finding`, as sql/audit.sql's `keybench.audit_finding` labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    RandomUuidDefault,
+    RandomUuidKeys,
+    SwitchedToV7,
+    UuidText,
+    UlidText,
+    RandomText,
+    KeysLandAtRandom,
+    LowLeafDensity,
+    TooSmallToJudge,
+    Ok,
+}
+
+impl Finding {
+    pub const ALL: [Finding; 10] = [
+        Finding::RandomUuidDefault,
+        Finding::RandomUuidKeys,
+        Finding::SwitchedToV7,
+        Finding::UuidText,
+        Finding::UlidText,
+        Finding::RandomText,
+        Finding::KeysLandAtRandom,
+        Finding::LowLeafDensity,
+        Finding::TooSmallToJudge,
+        Finding::Ok,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Finding::RandomUuidDefault => "random uuid default",
+            Finding::RandomUuidKeys => "random uuid keys",
+            Finding::SwitchedToV7 => "switched to uuid v7",
+            Finding::UuidText => "uuid stored as text",
+            Finding::UlidText => "ulid stored as text",
+            Finding::RandomText => "random text key",
+            Finding::KeysLandAtRandom => "keys land at random",
+            Finding::LowLeafDensity => "low leaf density",
+            Finding::TooSmallToJudge => "too small to judge",
+            Finding::Ok => "ok",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<Finding> {
+        Finding::ALL.into_iter().find(|f| f.label() == label)
+    }
+}
+
+pub fn is_text_type(t: &str) -> bool {
+    t == "text" || t.starts_with("character") || t == "name"
+}
+
+/// The figures a verdict rests on.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub table: String,
+    pub column: String,
+    pub type_name: String,
+    pub rows: Option<i64>,
+    pub index_bytes: i64,
+    pub shared_buffers_bytes: i64,
+    pub density: Option<f64>,
+    pub fragmentation: Option<f64>,
+    pub leaf_pages: Option<i64>,
+    pub uuidv7_call: String,
+    /// The key's bytes in the sampled rows (pg_column_size), if sampled.
+    pub key_bytes: Option<f64>,
+    /// The kinds the values hold with their shares, and when they switched to v7.
+    pub value_kinds: Option<String>,
+    pub switched_at: Option<String>,
+    /// Whether new rows' keys land in order ('in order', 'random', 'partly in order', 'unknown').
+    pub insert_order: String,
+    /// How the key is stored ('uuid', 'text: 36 characters', ... 'after a prefix (tr-)').
+    pub key_form: Option<String>,
+    /// Where the default and the values disagree.
+    pub note: Option<String>,
+    /// The foreign keys onto the key: how many, how many without an index on the child.
+    pub references: i64,
+    pub unindexed_references: i64,
+    /// For a Citus distributed table: how it is spread (a sentence), its figures being the
+    /// shards' together.
+    pub distributed: Option<String>,
+}
+
+fn mb(bytes: i64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_048_576.0)
+}
+
+/// Bytes a uuid takes in a row and an index: 16 (against 37 for its text of 36 characters, 33 for
+/// 32 hex digits, 27 for a ULID's 26).
+pub const UUID_BYTES: f64 = 16.0;
+
+/// The verdict for a key of `kind` with `finding`: sentences that state the figures they rest on.
+pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
+    let share = 100.0 * f.index_bytes as f64 / f.shared_buffers_bytes.max(1) as f64;
+    let rows = f
+        .rows
+        .map_or("an unknown number of".into(), |r| format!("about {r}"));
+    let size = format!(
+        "index {} ({share:.0}% of shared_buffers), {rows} rows",
+        mb(f.index_bytes)
+    );
+    let density = match (f.density, f.fragmentation) {
+        (Some(d), Some(fr)) => format!("leaf density {d:.2}%, fragmentation {fr:.2}%"),
+        _ => "leaf density not measured".into(),
+    };
+    let bytes = f
+        .key_bytes
+        .map(|b| format!("{b:.0} bytes a key in its rows"))
+        .unwrap_or_else(|| "its bytes a key not sampled".into());
+    let rebuilt = |d: f64| mb((f.index_bytes as f64 * d / 90.0) as i64);
+    let mut out: Vec<String> = Vec::new();
+    match finding {
+        Finding::RandomUuidDefault => out.push(format!(
+            "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
+             split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
+             read pages from outside the cache. Change the default to UUID v7 — one statement, no \
+             rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
+            f.table, f.column, f.uuidv7_call
+        )),
+        Finding::RandomUuidKeys => out.push(format!(
+            "Random UUID v4 keys made by the client ({size}; {density}): every insert lands on a random \
+             leaf, as with a v4 default, but the column has none to change: the application makes them. \
+             Switch its generator to UUID v7 (a v7 library, or leave the key to a default: ALTER TABLE {} \
+             ALTER COLUMN {} SET DEFAULT {}; and stop sending it); existing keys stay valid.",
+            f.table, f.column, f.uuidv7_call
+        )),
+        Finding::SwitchedToV7 => out.push(format!(
+            "Switched to UUID v7 ({size}; {density}): its keys are {}{}; new rows get v7 keys, which \
+             land in order among the v7 keys. The v4 keys stay where they are: their leaves keep their \
+             density and take no more inserts; REINDEX INDEX CONCURRENTLY at a quiet hour packs them \
+             again{}.",
+            f.value_kinds.as_deref().unwrap_or("mixed"),
+            f.switched_at
+                .as_deref()
+                .map(|t| format!(
+                    ", the first v7 key in the sample from {}",
+                    t.replacen('T', " ", 1)
+                ))
+                .unwrap_or_default(),
+            f.density
+                .filter(|d| *d < 85.0)
+                .map(|d| format!(" (to about {} from {})", rebuilt(d), mb(f.index_bytes)))
+                .unwrap_or_default()
+        )),
+        Finding::UuidText => {
+            let what = match kind {
+                KeyKind::UuidV7Text => "UUID v7",
+                KeyKind::UuidV4Text => "UUID v4",
+                _ => "UUID",
+            };
+            let prefixed = f.key_form.as_deref().is_some_and(|k| k.contains("after a prefix"));
+            out.push(format!(
+                "{what} stored as {} ({size}; {density}; {bytes}, where a uuid takes {UUID_BYTES:.0}): text \
+                 keys are larger and slower to compare, in this index and in every foreign key onto it. {}",
+                f.type_name,
+                if prefixed {
+                    format!(
+                        "Each key has a prefix before its uuid ({}): as a uuid column it would keep the 16 \
+                         bytes and drop the prefix, which then belongs in another column or in the \
+                         application.",
+                        f.key_form.as_deref().unwrap_or_default()
+                    )
+                } else {
+                    format!(
+                        "Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING {}::uuid; (rewrites the \
+                         table and its indexes: plan a maintenance window; keybench_plan writes the steps, \
+                         foreign keys included).",
+                        f.table, f.column, f.column
+                    )
+                }
+            ))
+        }
+        Finding::UlidText => out.push(format!(
+            "ULID stored as {} ({size}; {density}; {bytes}, where the same 128 bits in a uuid take \
+             {UUID_BYTES:.0}). Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({}); \
+             (rewrites the table; uuid_to_ulid() gives the text back).",
+            f.type_name, f.table, f.column, f.column
+        )),
+        Finding::RandomText => out.push(format!(
+            "Random text key ({size}; {density}; {bytes}): inserts land anywhere in the index, like \
+             UUID v4, and text keys are larger and slower to compare. For new tables prefer a \
+             time-ordered key (bigint identity, UUID v7)."
+        )),
+        Finding::KeysLandAtRandom => out.push(format!(
+            "The newest rows' keys land anywhere in the index ({size}; {density}): whatever its \
+             kind says, the key is not inserted in order, and every insert may touch another leaf."
+        )),
+        Finding::LowLeafDensity => out.push(format!(
+            "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}): the index has \
+             been bloated by random inserts or deletes. REINDEX INDEX CONCURRENTLY at a quiet hour would \
+             rebuild it at about {} (estimate: size x density / 90).",
+            f.density.unwrap_or(0.0),
+            rebuilt(f.density.unwrap_or(90.0))
+        )),
+        Finding::TooSmallToJudge => out.push(format!(
+            "Too small to judge ({size}; {density}, {} leaf pages): an index's leaf density settles only \
+             after many page splits, and one of fewer than {} leaves can have any.",
+            f.leaf_pages.map_or("an unknown number of".into(), |l| l.to_string()),
+            MIN_LEAVES
+        )),
+        Finding::Ok => {}
+    }
+    let low_density =
+        f.density.is_some_and(|d| d < 75.0) && f.leaf_pages.is_some_and(|l| l >= MIN_LEAVES);
+    if low_density
+        && matches!(
+            finding,
+            Finding::RandomUuidDefault
+                | Finding::RandomUuidKeys
+                | Finding::UuidText
+                | Finding::UlidText
+                | Finding::RandomText
+                | Finding::KeysLandAtRandom
+        )
+    {
+        out.push(format!(
+            "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
+             a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
+            f.density.unwrap_or(0.0),
+            rebuilt(f.density.unwrap_or(90.0))
+        ));
+    }
+    if out.is_empty() {
+        let what = match kind {
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV7
+            | KeyKind::UuidV6
+            | KeyKind::UlidUuid
+            | KeyKind::Snowflake
+            | KeyKind::SnowflakeLike => "Time-ordered key: new keys go to the right edge of the index",
+            KeyKind::Integer => "Integers the application supplies",
+            KeyKind::ApplicationSupplied => {
+                "Keys supplied by the application: keybench cannot tell their kind from their values"
+            }
+            KeyKind::Composite => "Composite key: its order depends on the leading column",
+            KeyKind::Expression => "An expression key",
+            KeyKind::UuidV4
+            | KeyKind::UuidV1
+            | KeyKind::UuidV8
+            | KeyKind::UuidOther
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV7Text
+            | KeyKind::UuidOtherText
+            | KeyKind::UlidText
+            | KeyKind::RandomText => "No finding",
+        };
+        let order = match f.insert_order.as_str() {
+            "in order" => "; the newest rows' keys are in order",
+            _ => "",
+        };
+        out.push(format!(
+            "{what} ({size}; {density}){order}. No change needed."
+        ));
+    }
+    if let Some(n) = &f.note {
+        out.push(format!("Note: {n}."));
+    }
+    if f.unindexed_references > 0 {
+        out.push(format!(
+            "Foreign keys onto it without an index on the child: {} of {} (keybench_audit_references lists them).",
+            f.unindexed_references, f.references
+        ));
+    }
+    if let Some(d) = &f.distributed {
+        out.push(d.clone());
+    }
+    out.join(" ")
+}
+
+/// One row of keybench_audit, by column name: the composite type keybench.audit (sql/audit.sql)
+/// has these attributes in this order (a test checks it), and the extension writes each row as
+/// this struct's JSON into it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AuditRow {
+    pub schema_name: String,
+    pub table_name: String,
+    pub index_name: String,
+    pub constraint_kind: String,
+    pub key_columns: String,
+    pub key_default: Option<String>,
+    pub key_kind: String,
+    pub kind_basis: String,
+    pub key_form: Option<String>,
+    pub key_bytes: Option<f64>,
+    pub value_kinds: Option<String>,
+    pub switched_at: Option<String>,
+    pub insert_order: String,
+    pub newest_rank: Option<f64>,
+    pub row_estimate: Option<i64>,
+    pub index_bytes: i64,
+    pub share_of_shared_buffers: f64,
+    pub leaf_pages: Option<i64>,
+    pub avg_leaf_density: Option<f64>,
+    pub leaf_fragmentation: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+    pub projected_rows_at_shared_buffers: Option<i64>,
+    pub referenced_by: i32,
+    pub unindexed_references: i32,
+    pub child_index_bytes: i64,
+    pub finding: String,
+    pub verdict: String,
+    pub sample_seconds: Option<f64>,
+    pub wal_bytes: Option<i64>,
+    pub fpi_bytes: Option<i64>,
+    pub wal_share: Option<f64>,
+    pub table_wal_bytes: Option<i64>,
+    pub table_fpi_bytes: Option<i64>,
+    pub with_children_wal_bytes: Option<i64>,
+    pub with_children_fpi_bytes: Option<i64>,
+    pub inserts_per_sec: Option<f64>,
+    pub wal_per_inserted_row: Option<f64>,
+    pub rows_per_day: Option<f64>,
+    pub checkpoints_per_hour: Option<f64>,
+    pub rows_per_checkpoint: Option<f64>,
+    pub r_over_l: Option<f64>,
+    pub projected_wal_saving_per_day: Option<i64>,
+    pub days_to_shared_buffers: Option<f64>,
+    pub with_children_days_to_shared_buffers: Option<f64>,
+    pub days_to_ram: Option<f64>,
+    pub io_cost_per_month: Option<f64>,
+    pub sources: String,
+}
+
+/// Leaf pages below which an index's density is not judged (sql/audit.sql's
+/// `keybench.audit_min_leaves()`; a test checks the two agree).
+pub const MIN_LEAVES: i64 = 10;
+
+/// What one key's measurement gives: the window's (or the statistics') figures for the key's index
+/// and its table, and the server's setting around them.
+#[derive(Debug, Clone, Default)]
+pub struct CostInputs {
+    pub random: bool,
+    pub index_bytes: i64,
+    pub leaf_pages: f64,
+    pub density: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+    pub shared_buffers_bytes: i64,
+    pub ram_bytes: Option<i64>,
+    /// Seconds the figures cover, and whether they are a sample's.
+    pub seconds: Option<f64>,
+    pub sampled: bool,
+    pub index_wal: Option<super::sample::RelWal>,
+    pub table_wal: Option<super::sample::RelWal>,
+    pub server_wal_bytes: Option<i64>,
+    pub inserted: Option<i64>,
+    pub blocks_read: Option<i64>,
+    pub checkpoints_per_hour: Option<f64>,
+    /// Rows a day read from a time-ordered key itself, and how.
+    pub key_rows_per_day: Option<(f64, String)>,
+    /// The foreign-key indexes of the children: their bytes together, their WAL in the window,
+    /// and the bytes they grow by a day (each child's inserts at its index's bytes per row).
+    pub child_index_bytes: i64,
+    pub child_wal: Option<super::sample::RelWal>,
+    pub child_growth_per_day: Option<f64>,
+}
+
+/// What a key costs the server: the audit's measured columns and its projection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cost {
+    pub wal_bytes: Option<i64>,
+    pub fpi_bytes: Option<i64>,
+    pub wal_share: Option<f64>,
+    pub table_wal_bytes: Option<i64>,
+    pub table_fpi_bytes: Option<i64>,
+    pub inserts_per_sec: Option<f64>,
+    pub wal_per_inserted_row: Option<f64>,
+    pub rows_per_day: Option<f64>,
+    pub rows_per_checkpoint: Option<f64>,
+    pub projected_wal_saving_per_day: Option<i64>,
+    pub days_to_shared_buffers: Option<f64>,
+    /// The key's index and its children's foreign-key indexes together: their WAL and images in
+    /// the window, and the days until together they outgrow shared_buffers.
+    pub with_children_wal_bytes: Option<i64>,
+    pub with_children_fpi_bytes: Option<i64>,
+    pub with_children_days_to_shared_buffers: Option<f64>,
+    pub days_to_ram: Option<f64>,
+    pub io_cost_per_month: Option<f64>,
+    /// Where each figure came from, and the projection's inputs.
+    pub notes: Vec<String>,
+}
+
+/// keybench_io_cost's prices: Aurora Standard's $0.20 per million I/O requests, a read per 8 kB
+/// page, a write per 4 kB of WAL.
+pub const PRICE_PER_MILLION_REQUESTS: f64 = 0.20;
+pub const WRITE_UNIT_BYTES: f64 = 4096.0;
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// The measured columns and the projection of one key (pure: the inputs say everything).
+pub fn cost(i: &CostInputs) -> Cost {
+    let mut c = Cost {
+        wal_bytes: i.index_wal.map(|w| w.wal_bytes),
+        fpi_bytes: i.index_wal.map(|w| w.fpi_bytes),
+        table_wal_bytes: i.table_wal.map(|w| w.wal_bytes),
+        table_fpi_bytes: i.table_wal.map(|w| w.fpi_bytes),
+        ..Default::default()
+    };
+    c.wal_share = i
+        .index_wal
+        .zip(i.server_wal_bytes)
+        .filter(|(_, s)| *s > 0)
+        .map(|(w, s)| w.wal_bytes as f64 / s as f64);
+    let secs = i.seconds.filter(|s| *s > 0.0);
+    c.inserts_per_sec = secs.zip(i.inserted).map(|(s, n)| n as f64 / s);
+    c.wal_per_inserted_row = i
+        .table_wal
+        .zip(i.inserted)
+        .filter(|(_, n)| *n > 0)
+        .map(|(w, n)| w.wal_bytes as f64 / n as f64);
+    c.rows_per_day = match &i.key_rows_per_day {
+        Some((r, how)) => {
+            c.notes.push(how.clone());
+            Some(*r)
+        }
+        None => c.inserts_per_sec.map(|r| r * 86_400.0),
+    };
+    c.rows_per_checkpoint = c
+        .inserts_per_sec
+        .zip(i.checkpoints_per_hour)
+        .filter(|(_, h)| *h > 0.0)
+        .map(|(r, h)| r * 3600.0 / h);
+    // The projection: the model of docs/results/CURVE.md at this R and L.
+    if let Some(r) = c.rows_per_checkpoint.filter(|r| *r >= 1.0) {
+        let image = i
+            .index_wal
+            .filter(|w| w.fpi_count > 0)
+            .map(|w| {
+                (
+                    w.fpi_bytes as f64 / w.fpi_count as f64,
+                    "measured in the sample",
+                )
+            })
+            .unwrap_or((
+                8192.0 * i.density.unwrap_or(70.0) / 100.0,
+                "estimated: the leaves' fill of a page",
+            ));
+        let ordered = crate::experiments::curve::steady_images_per_row(&[], 2.0, r);
+        let now = if i.random {
+            crate::experiments::curve::steady_images_per_row(&[i.leaf_pages], 0.0, r)
+        } else {
+            ordered
+        };
+        let saving = image.0 * (now - ordered);
+        c.projected_wal_saving_per_day = c.rows_per_day.map(|d| (saving * d).round() as i64);
+        let measured = i
+            .index_wal
+            .zip(i.inserted)
+            .filter(|(_, n)| *n > 0)
+            .map(|(w, n)| {
+                format!(
+                    "; measured: {:.0} B of images a row",
+                    w.fpi_bytes as f64 / n as f64
+                )
+            })
+            .unwrap_or_default();
+        c.notes.push(format!(
+            "projection (the cost curve's model): R = {r:.0} rows a checkpoint cycle, L = {:.0} leaves, \
+             {:.0} B an image ({}): {:.0} B of the index's images a row with this key, {:.1} with a \
+             time-ordered one{measured}",
+            i.leaf_pages,
+            image.0,
+            image.1,
+            image.0 * now,
+            image.0 * ordered
+        ));
+    } else {
+        c.notes.push(
+            "no projection: the rows per checkpoint cycle are unknown (no inserts measured, or no checkpoint)"
+                .into(),
+        );
+    }
+    // The cache.
+    if let Some(per_day) = c
+        .rows_per_day
+        .zip(i.bytes_per_key)
+        .map(|(d, b)| d * b)
+        .filter(|g| *g > 0.0)
+    {
+        let days = |limit: i64| ((limit - i.index_bytes).max(0) as f64 / per_day).max(0.0);
+        c.days_to_shared_buffers = Some(days(i.shared_buffers_bytes));
+        c.days_to_ram = i.ram_bytes.map(days);
+        let all = per_day + i.child_growth_per_day.unwrap_or(0.0);
+        c.with_children_days_to_shared_buffers = Some(
+            ((i.shared_buffers_bytes - i.index_bytes - i.child_index_bytes).max(0) as f64 / all)
+                .max(0.0),
+        );
+    }
+    c.with_children_wal_bytes = i
+        .index_wal
+        .map(|w| w.wal_bytes + i.child_wal.map_or(0, |x| x.wal_bytes));
+    c.with_children_fpi_bytes = i
+        .index_wal
+        .map(|w| w.fpi_bytes + i.child_wal.map_or(0, |x| x.fpi_bytes));
+    // The I/O bill at the measured rates: the table's blocks read, and its WAL in 4 kB writes.
+    if let (true, Some(s)) = (i.sampled, secs) {
+        if let (Some(read), Some(w)) = (i.blocks_read, i.table_wal) {
+            let per_sec = read as f64 / s + w.wal_bytes as f64 / WRITE_UNIT_BYTES / s;
+            c.io_cost_per_month =
+                Some(per_sec * 3600.0 * HOURS_PER_MONTH * PRICE_PER_MILLION_REQUESTS / 1e6);
+        }
+    }
+    c
+}
+
+/// Rows at which an index of `bytes_per_key` outgrows `shared_buffers_bytes` (a projection).
+pub fn projected_rows(shared_buffers_bytes: i64, bytes_per_key: Option<f64>) -> Option<i64> {
+    bytes_per_key
+        .filter(|b| *b > 0.0)
+        .map(|b| (shared_buffers_bytes as f64 / b) as i64)
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn what_a_random_key_costs() {
+        let wal = |w, f, n| {
+            Some(crate::inspect::sample::RelWal {
+                wal_bytes: w,
+                fpi_bytes: f,
+                fpi_count: n,
+            })
+        };
+        let i = CostInputs {
+            random: true,
+            index_bytes: 100 << 20,
+            leaf_pages: 12_000.0,
+            density: Some(70.0),
+            bytes_per_key: Some(40.0),
+            shared_buffers_bytes: 128 << 20,
+            ram_bytes: Some(1 << 30),
+            seconds: Some(10.0),
+            sampled: true,
+            index_wal: wal(60_000_000, 57_000_000, 10_000),
+            table_wal: wal(70_000_000, 60_000_000, 11_000),
+            server_wal_bytes: Some(80_000_000),
+            inserted: Some(10_000),
+            blocks_read: Some(5_000),
+            checkpoints_per_hour: Some(12.0),
+            key_rows_per_day: None,
+            child_index_bytes: 20 << 20,
+            child_wal: wal(30_000_000, 28_000_000, 5_000),
+            child_growth_per_day: Some(86_400_000.0 * 40.0),
+        };
+        let c = cost(&i);
+        assert_eq!(c.inserts_per_sec, Some(1000.0));
+        assert_eq!(c.wal_share, Some(0.75));
+        assert_eq!(c.wal_per_inserted_row, Some(7000.0));
+        assert_eq!(c.rows_per_day, Some(86_400_000.0));
+        assert_eq!(c.rows_per_checkpoint, Some(300_000.0));
+        // 12,000 leaves against 300,000 rows a cycle: about 0.04 images a row, of 5.7 kB.
+        let saving = c.projected_wal_saving_per_day.unwrap() as f64 / 86_400_000.0;
+        assert!(saving > 200.0 && saving < 250.0, "{saving}");
+        assert_eq!(
+            c.days_to_shared_buffers.map(|d| (d * 1000.0).round()),
+            Some(8.0)
+        );
+        // With the children: their WAL added, and twice the growth into the 8 MB left.
+        assert_eq!(c.with_children_wal_bytes, Some(90_000_000));
+        assert_eq!(c.with_children_fpi_bytes, Some(85_000_000));
+        assert_eq!(
+            c.with_children_days_to_shared_buffers
+                .map(|d| (d * 10_000.0).round()),
+            Some(12.0)
+        );
+        assert!(c.io_cost_per_month.unwrap() > 0.0);
+        assert!(c.notes.iter().any(|n| n.contains("measured in the sample")));
+        // Nothing measured: no figure made up.
+        let idle = cost(&CostInputs {
+            inserted: Some(0),
+            index_wal: None,
+            table_wal: None,
+            ..i.clone()
+        });
+        assert_eq!(idle.inserts_per_sec, Some(0.0));
+        assert_eq!(idle.rows_per_checkpoint, Some(0.0));
+        assert_eq!(idle.projected_wal_saving_per_day, None);
+        assert_eq!(idle.days_to_shared_buffers, None);
+        assert_eq!(idle.wal_per_inserted_row, None);
+        let unknown = cost(&CostInputs {
+            seconds: None,
+            sampled: false,
+            ..i
+        });
+        assert_eq!(unknown.inserts_per_sec, None);
+        assert_eq!(unknown.io_cost_per_month, None);
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        for k in KeyKind::ALL {
+            assert_eq!(KeyKind::from_label(k.label()), Some(k));
+        }
+        assert_eq!(
+            KeyKind::from_label("uuid v1 as text"),
+            Some(KeyKind::UuidOtherText)
+        );
+        assert_eq!(KeyKind::from_label("uuid v9"), None);
+        for f in Finding::ALL {
+            assert_eq!(Finding::from_label(f.label()), Some(f));
+        }
+        assert_eq!(Finding::from_label("fine"), None);
+    }
+
+    fn facts() -> Facts {
+        Facts {
+            table: "public.events".into(),
+            column: "id".into(),
+            type_name: "uuid".into(),
+            rows: Some(1_000_000),
+            index_bytes: 40 << 20,
+            shared_buffers_bytes: 128 << 20,
+            density: Some(71.25),
+            fragmentation: Some(49.5),
+            leaf_pages: Some(5000),
+            uuidv7_call: "uuidv7()".into(),
+            insert_order: "random".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn verdicts_state_their_figures() {
+        let f = facts();
+        let v = verdict(KeyKind::UuidV4, Finding::RandomUuidDefault, &f);
+        for needle in [
+            "40.0 MB",
+            "31% of shared_buffers",
+            "about 1000000 rows",
+            "71.25%",
+            "49.50%",
+            "SET DEFAULT uuidv7()",
+            "REINDEX",
+        ] {
+            assert!(v.contains(needle), "{needle} in {v}");
+        }
+        let v = verdict(KeyKind::UuidV4, Finding::RandomUuidKeys, &f);
+        assert!(
+            v.contains("made by the client") && v.contains("the application makes them"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::Identity,
+            Finding::Ok,
+            &Facts {
+                density: Some(90.1),
+                fragmentation: Some(0.0),
+                insert_order: "in order".into(),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("No change needed") && v.contains("90.10%") && v.contains("in order"),
+            "{v}"
+        );
+        // A distributed table's verdict ends with how it is spread.
+        let v = verdict(
+            KeyKind::UuidV7,
+            Finding::Ok,
+            &Facts {
+                density: Some(89.6),
+                fragmentation: Some(0.0),
+                insert_order: "unknown".into(),
+                distributed: Some(
+                    "Distributed by Citus over 32 shard placements on 2 nodes.".into(),
+                ),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.starts_with("Time-ordered key")
+                && v.ends_with(
+                    "No change needed. Distributed by Citus over 32 shard placements on 2 nodes."
+                ),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::Identity,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(60.0),
+                ..f.clone()
+            },
+        );
+        assert!(v.contains("26.7 MB"), "{v}");
+        let v = verdict(
+            KeyKind::UuidV7Text,
+            Finding::UuidText,
+            &Facts {
+                type_name: "character varying(36)".into(),
+                key_bytes: Some(37.0),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.starts_with("UUID v7 stored as character varying(36)")
+                && v.contains("37 bytes a key")
+                && v.contains("a uuid takes 16"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UuidV7,
+            Finding::SwitchedToV7,
+            &Facts {
+                value_kinds: Some("v4 78.0%, v7 22.0%".into()),
+                switched_at: Some("2026-11-03 10:00:00+00".into()),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("v4 78.0%, v7 22.0%") && v.contains("2026-11-03") && v.contains("REINDEX"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::Identity,
+            Finding::TooSmallToJudge,
+            &Facts {
+                density: Some(40.0),
+                leaf_pages: Some(1),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("Too small to judge")
+                && v.contains("1 leaf pages")
+                && v.contains("fewer than 10"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UuidV7,
+            Finding::Ok,
+            &Facts {
+                note: Some("its default gen_random_uuid() would make uuid v4 (random) keys, but the sampled keys are uuid v7: the client makes them".into()),
+                references: 3,
+                unindexed_references: 1,
+                ..f
+            },
+        );
+        assert!(
+            v.contains("Note: its default") && v.contains("without an index on the child: 1 of 3"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn projection() {
+        assert_eq!(projected_rows(128 << 20, Some(32.0)), Some(4_194_304));
+        assert_eq!(projected_rows(128 << 20, None), None);
+    }
+}

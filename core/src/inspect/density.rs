@@ -1,0 +1,445 @@
+//! B-tree leaf density and fragmentation of any index, computed from its pages exactly as contrib
+//! pgstattuple's `pgstatindex()` does, plus what a user deciding about keys wants besides.
+//!
+//! The core reads raw page images (`&[u8]`), so it is unit-tested on synthetic pages; the SQL layer
+//! reads the index through shared buffers with a bulk-read ring, one share-locked page at a time.
+
+use crate::present::round_to;
+use crate::sqlstate::{SqlError, SqlState};
+
+/// Size of the page header (`SizeOfPageHeaderData`).
+pub const PAGE_HEADER: usize = 24;
+/// `BTREE_MAGIC`, at the start of the metapage contents.
+pub const BTREE_MAGIC: u32 = 0x053162;
+// btpo_flags
+pub const BTP_LEAF: u16 = 1 << 0;
+pub const BTP_DELETED: u16 = 1 << 2;
+pub const BTP_META: u16 = 1 << 3;
+pub const BTP_HALF_DEAD: u16 = 1 << 4;
+/// `P_NONE`: no sibling.
+pub const P_NONE: u32 = 0;
+
+fn u16_at(page: &[u8], off: usize) -> u16 {
+    u16::from_ne_bytes([page[off], page[off + 1]])
+}
+
+fn u32_at(page: &[u8], off: usize) -> u32 {
+    u32::from_ne_bytes([page[off], page[off + 1], page[off + 2], page[off + 3]])
+}
+
+/// The fields of a page header and of the B-tree special space (`BTPageOpaqueData`) we need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BtPage {
+    pub lower: u16,
+    pub upper: u16,
+    pub special: u16,
+    pub prev: u32,
+    pub next: u32,
+    pub level: u32,
+    pub flags: u16,
+}
+
+impl BtPage {
+    /// Parse a page image. `BTPageOpaqueData` (prev, next, level, flags, cycle id) sits at
+    /// `pd_special`; on an all-zero page that is offset 0, which reads as zeros, as in C.
+    pub fn parse(page: &[u8]) -> BtPage {
+        let special = u16_at(page, 16);
+        let s = (special as usize).min(page.len().saturating_sub(16));
+        BtPage {
+            lower: u16_at(page, 12),
+            upper: u16_at(page, 14),
+            special,
+            prev: u32_at(page, s),
+            next: u32_at(page, s + 4),
+            level: u32_at(page, s + 8),
+            flags: u16_at(page, s + 12),
+        }
+    }
+
+    pub fn is_deleted(&self) -> bool {
+        self.flags & BTP_DELETED != 0
+    }
+
+    /// `P_IGNORE`: deleted or half-dead.
+    pub fn is_ignored(&self) -> bool {
+        self.flags & (BTP_DELETED | BTP_HALF_DEAD) != 0
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.flags & BTP_LEAF != 0
+    }
+
+    /// `PageGetExactFreeSpace`: the gap between the line pointers and the tuples.
+    pub fn exact_free_space(&self) -> u64 {
+        (self.upper as i64 - self.lower as i64).max(0) as u64
+    }
+
+    /// `PageGetFreeSpace`: the same less one line pointer for the next tuple.
+    pub fn free_space(&self) -> u64 {
+        self.exact_free_space().saturating_sub(4)
+    }
+
+    /// The free space pgstatindex counts: `PageGetExactFreeSpace` from PostgreSQL 18 on,
+    /// `PageGetFreeSpace` before (checked on 15 and 18 against pgstattuple).
+    pub fn density_free_space(&self, exact: bool) -> u64 {
+        if exact {
+            self.exact_free_space()
+        } else {
+            self.free_space()
+        }
+    }
+
+    /// pgstatindex's `max_avail`: the page less header and special space.
+    pub fn max_avail(&self) -> u64 {
+        (self.special as i64 - PAGE_HEADER as i64) as u64
+    }
+
+    /// Index tuples on the page, not counting the high key of a page that has a right sibling.
+    pub fn tuples(&self) -> u64 {
+        let line_pointers = (self.lower as usize).saturating_sub(PAGE_HEADER) / 4;
+        let high_key = usize::from(self.next != P_NONE);
+        line_pointers.saturating_sub(high_key) as u64
+    }
+}
+
+/// The metapage fields pgstatindex reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta {
+    pub version: u32,
+    pub root: u32,
+    pub level: u32,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DensityError {
+    #[error("\"{0}\" is not an index")]
+    NotAnIndex(String, String),
+    #[error("index \"{0}\" is not a B-tree index")]
+    NotBtree(String, String),
+    #[error("\"{0}\" is a partitioned index")]
+    Partitioned(String, String),
+    #[error("index \"{0}\" is not valid")]
+    Invalid(String),
+    #[error("cannot read temporary index \"{0}\" of another session")]
+    OtherTemp(String),
+    #[error("permission denied for index \"{0}\"")]
+    Permission(String, String),
+    #[error("index \"{0}\" has no metapage")]
+    Empty(String),
+    #[error("index \"{0}\" has a corrupt metapage (magic {1:#x})")]
+    BadMeta(String, u32),
+    #[error("relation with OID {0} does not exist")]
+    Missing(u32),
+}
+
+/// Read the metapage (block 0): `BTMetaPageData` starts right after the page header.
+pub fn read_meta(page: &[u8]) -> Result<Meta, u32> {
+    let magic = u32_at(page, PAGE_HEADER);
+    if magic != BTREE_MAGIC || BtPage::parse(page).flags & BTP_META == 0 {
+        return Err(magic);
+    }
+    Ok(Meta {
+        version: u32_at(page, PAGE_HEADER + 4),
+        root: u32_at(page, PAGE_HEADER + 8),
+        level: u32_at(page, PAGE_HEADER + 12),
+    })
+}
+
+/// Running totals over blocks 1..n, in pgstatindex's terms plus keybench's additions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    /// Count free space exactly (PostgreSQL 18's pgstatindex) or less one line pointer (before).
+    pub exact_free_space: bool,
+    pub internal_pages: i64,
+    pub leaf_pages: i64,
+    pub empty_pages: i64,
+    pub deleted_pages: i64,
+    pub max_avail: u64,
+    pub free_space: u64,
+    /// Leaves whose right sibling is on an earlier block (pgstatindex's fragments).
+    pub fragments: i64,
+    /// Leaves whose right sibling is not the very next block.
+    pub not_adjacent: i64,
+    pub leaf_tuples: i64,
+    /// Live pages per tree level, level 0 (the leaves) first.
+    pub pages_per_level: Vec<i64>,
+}
+
+impl Totals {
+    /// Account for block `blkno`, classified as pgstatindex does: deleted, else half-dead
+    /// ("empty"), else leaf, else internal (including the root).
+    pub fn add(&mut self, blkno: u32, p: &BtPage) {
+        if p.is_deleted() {
+            self.deleted_pages += 1;
+            return;
+        }
+        if p.is_ignored() {
+            self.empty_pages += 1;
+            return;
+        }
+        let level = p.level as usize;
+        if level < 64 {
+            if self.pages_per_level.len() <= level {
+                self.pages_per_level.resize(level + 1, 0);
+            }
+            self.pages_per_level[level] += 1;
+        }
+        if p.is_leaf() {
+            self.leaf_pages += 1;
+            self.max_avail += p.max_avail();
+            self.free_space += p.density_free_space(self.exact_free_space);
+            self.leaf_tuples += p.tuples() as i64;
+            if p.next != P_NONE {
+                if p.next < blkno {
+                    self.fragments += 1;
+                }
+                if p.next != blkno + 1 {
+                    self.not_adjacent += 1;
+                }
+            }
+        } else {
+            self.internal_pages += 1;
+        }
+    }
+}
+
+/// What keybench_density returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Density {
+    pub version: i32,
+    pub tree_level: i32,
+    pub index_size: i64,
+    pub root_block_no: i64,
+    pub internal_pages: i64,
+    pub leaf_pages: i64,
+    pub empty_pages: i64,
+    pub deleted_pages: i64,
+    pub avg_leaf_density: f64,
+    pub leaf_fragmentation: f64,
+    pub pages_per_level: Vec<i64>,
+    pub leaves_out_of_order: i64,
+    pub leaves_not_adjacent: i64,
+    pub leaf_tuples: i64,
+    pub avg_tuples_per_leaf: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+}
+
+/// pgstatindex prints its two ratios with `%.2f` and reads them back as float8.
+fn two_decimals(x: f64) -> f64 {
+    format!("{x:.2}").parse().unwrap_or(f64::NAN)
+}
+
+pub fn finish(meta: Meta, t: &Totals, block_size: usize) -> Density {
+    // pgstatindex counts the metapage in index_size along with every classified page.
+    let pages = 1 + t.leaf_pages + t.internal_pages + t.deleted_pages + t.empty_pages;
+    let index_size = pages * block_size as i64;
+    Density {
+        version: meta.version as i32,
+        tree_level: meta.level as i32,
+        index_size,
+        root_block_no: meta.root as i64,
+        internal_pages: t.internal_pages,
+        leaf_pages: t.leaf_pages,
+        empty_pages: t.empty_pages,
+        deleted_pages: t.deleted_pages,
+        avg_leaf_density: if t.max_avail > 0 {
+            two_decimals(100.0 - t.free_space as f64 / t.max_avail as f64 * 100.0)
+        } else {
+            f64::NAN
+        },
+        leaf_fragmentation: if t.leaf_pages > 0 {
+            two_decimals(t.fragments as f64 / t.leaf_pages as f64 * 100.0)
+        } else {
+            f64::NAN
+        },
+        pages_per_level: t.pages_per_level.clone(),
+        leaves_out_of_order: t.fragments,
+        leaves_not_adjacent: t.not_adjacent,
+        leaf_tuples: t.leaf_tuples,
+        avg_tuples_per_leaf: (t.leaf_pages > 0)
+            .then(|| round_to(t.leaf_tuples as f64 / t.leaf_pages as f64, 1)),
+        bytes_per_key: (t.leaf_tuples > 0)
+            .then(|| round_to(index_size as f64 / t.leaf_tuples as f64, 2)),
+    }
+}
+
+impl SqlError for DensityError {
+    fn sqlstate(&self) -> SqlState {
+        match self {
+            DensityError::NotAnIndex(..)
+            | DensityError::NotBtree(..)
+            | DensityError::Partitioned(..) => SqlState::WrongObjectType,
+            DensityError::Invalid(_) => SqlState::ObjectNotInPrerequisiteState,
+            DensityError::OtherTemp(_) => SqlState::FeatureNotSupported,
+            DensityError::Permission(..) => SqlState::InsufficientPrivilege,
+            DensityError::Empty(_) | DensityError::BadMeta(..) => SqlState::IndexCorrupted,
+            DensityError::Missing(_) => SqlState::UndefinedTable,
+        }
+    }
+    fn detail(&self) -> Option<String> {
+        match self {
+            DensityError::NotAnIndex(_, kind) => Some(format!("It is {kind}.")),
+            DensityError::NotBtree(_, am) => Some(format!("It uses the {am} access method.")),
+            DensityError::Permission(_, table) => Some(format!(
+                "keybench_density() needs SELECT on table \"{table}\", or the privileges of pg_stat_scan_tables."
+            )),
+            _ => None,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            DensityError::Partitioned(_, regclass) => Some(format!(
+                "Ask for each partition's index: SELECT p.relid, d.* FROM pg_partition_tree('{regclass}') p, \
+                 keybench_density(p.relid) d WHERE p.isleaf;"
+            )),
+            DensityError::Invalid(_) => Some(
+                "A failed CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY leaves an invalid index: \
+                 drop it, or REINDEX it."
+                    .into(),
+            ),
+            DensityError::NotAnIndex(..) => {
+                Some("Pass an index, for example the table's primary key index.".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    const BLCKSZ: usize = 8192;
+
+    /// A page image with the given header fields and B-tree special space.
+    fn page(lower: u16, upper: u16, prev: u32, next: u32, level: u32, flags: u16) -> Vec<u8> {
+        let mut p = vec![0u8; BLCKSZ];
+        let special = (BLCKSZ - 16) as u16;
+        p[12..14].copy_from_slice(&lower.to_ne_bytes());
+        p[14..16].copy_from_slice(&upper.to_ne_bytes());
+        p[16..18].copy_from_slice(&special.to_ne_bytes());
+        let s = special as usize;
+        p[s..s + 4].copy_from_slice(&prev.to_ne_bytes());
+        p[s + 4..s + 8].copy_from_slice(&next.to_ne_bytes());
+        p[s + 8..s + 12].copy_from_slice(&level.to_ne_bytes());
+        p[s + 12..s + 14].copy_from_slice(&flags.to_ne_bytes());
+        p
+    }
+
+    #[test]
+    fn classifies_like_pgstatindex() {
+        let mut t = Totals {
+            exact_free_space: true,
+            ..Totals::default()
+        };
+        // Leaf 1 -> 2 (in order), leaf 3 -> 2 (out of order), a deleted and a half-dead page, an internal page.
+        t.add(
+            1,
+            &BtPage::parse(&page(24 + 4 * 101, 1000, 0, 2, 0, BTP_LEAF)),
+        );
+        t.add(
+            2,
+            &BtPage::parse(&page(24 + 4 * 50, 5000, 1, 0, 0, BTP_LEAF)),
+        );
+        t.add(
+            3,
+            &BtPage::parse(&page(24 + 4 * 10, 8000, 0, 2, 0, BTP_LEAF)),
+        );
+        t.add(
+            4,
+            &BtPage::parse(&page(24, 8176, 0, 0, 0, BTP_LEAF | BTP_DELETED)),
+        );
+        t.add(
+            5,
+            &BtPage::parse(&page(24, 8176, 0, 0, 0, BTP_LEAF | BTP_HALF_DEAD)),
+        );
+        t.add(6, &BtPage::parse(&page(24 + 4 * 3, 8000, 0, 0, 1, 2)));
+        assert_eq!(
+            (
+                t.leaf_pages,
+                t.internal_pages,
+                t.deleted_pages,
+                t.empty_pages
+            ),
+            (3, 1, 1, 1)
+        );
+        assert_eq!(t.fragments, 1);
+        assert_eq!(t.not_adjacent, 1, "3 -> 2 is not adjacent; 1 -> 2 is");
+        assert_eq!(t.leaf_tuples, 100 + 50 + 9);
+        assert_eq!(t.pages_per_level, vec![3, 1]);
+        let max_avail = 3 * (8176 - 24) as u64;
+        assert_eq!(t.max_avail, max_avail);
+        assert_eq!(t.free_space, (1000 - 428) + (5000 - 224) + (8000 - 64));
+        let d = finish(
+            Meta {
+                version: 4,
+                root: 6,
+                level: 1,
+            },
+            &t,
+            BLCKSZ,
+        );
+        assert_eq!(d.index_size, 7 * 8192);
+        let expected = 100.0 - t.free_space as f64 / max_avail as f64 * 100.0;
+        assert_eq!(
+            d.avg_leaf_density,
+            format!("{expected:.2}").parse::<f64>().unwrap()
+        );
+        assert_eq!(d.leaf_fragmentation, 33.33);
+        // Before PostgreSQL 18, pgstatindex counted one line pointer less per leaf.
+        let mut old = Totals::default();
+        old.add(
+            1,
+            &BtPage::parse(&page(24 + 4 * 101, 1000, 0, 2, 0, BTP_LEAF)),
+        );
+        assert_eq!(old.free_space, 1000 - 428 - 4);
+        old.add(2, &BtPage::parse(&page(8000, 8002, 0, 0, 0, BTP_LEAF)));
+        assert_eq!(
+            old.free_space,
+            1000 - 428 - 4,
+            "less than a line pointer free counts as 0"
+        );
+    }
+
+    #[test]
+    fn empty_index_gives_nan_like_pgstatindex() {
+        let d = finish(
+            Meta {
+                version: 4,
+                root: 0,
+                level: 0,
+            },
+            &Totals::default(),
+            BLCKSZ,
+        );
+        assert!(d.avg_leaf_density.is_nan() && d.leaf_fragmentation.is_nan());
+        assert_eq!(d.index_size, 8192);
+        assert_eq!(d.bytes_per_key, None);
+    }
+
+    #[test]
+    fn metapage() {
+        let mut p = page(24 + 24, 8176, 0, 0, 0, BTP_META);
+        p[24..28].copy_from_slice(&BTREE_MAGIC.to_ne_bytes());
+        p[28..32].copy_from_slice(&4u32.to_ne_bytes());
+        p[32..36].copy_from_slice(&3u32.to_ne_bytes());
+        p[36..40].copy_from_slice(&1u32.to_ne_bytes());
+        assert_eq!(
+            read_meta(&p),
+            Ok(Meta {
+                version: 4,
+                root: 3,
+                level: 1
+            })
+        );
+        assert_eq!(read_meta(&vec![0u8; BLCKSZ]), Err(0));
+    }
+
+    #[test]
+    fn zero_page_reads_as_internal_like_c() {
+        let z = BtPage::parse(&vec![0u8; BLCKSZ]);
+        let mut t = Totals::default();
+        t.add(1, &z);
+        assert_eq!(t.internal_pages, 1);
+    }
+}

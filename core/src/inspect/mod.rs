@@ -1,0 +1,13 @@
+//! Inspecting the keys and indexes a database has: what needs no server.
+//!
+//! - [`density`]: B-tree leaf density and fragmentation from the bytes of its pages
+//! - [`audit`]: a key's kind, what it costs, and the verdict with the figures it rests on
+//! - [`sample`]: what a sample's WAL records and the machine's memory limits say
+//! - [`plan`]: the migration plan for a key, as SQL to run by hand
+//! - [`citus`]: a shard's figures, and the shards' together
+
+pub mod audit;
+pub mod citus;
+pub mod density;
+pub mod plan;
+pub mod sample;

@@ -1,0 +1,190 @@
+//! What can be wrong with a run: the limits of its arguments, [`RunError`], and how each error
+//! surfaces in SQL (its SQLSTATE, detail and hint).
+
+use crate::ident::quote_ident;
+use crate::kind::UnknownKind;
+use crate::present::size_pretty;
+use crate::segment::MAX_WORKERS;
+use crate::sqlstate::{SqlError, SqlState};
+
+/// The most workers of a run: its clients and readers together.
+pub const MAX_CLIENTS: usize = MAX_WORKERS;
+pub const MAX_ROWS: i64 = 1_000_000_000;
+pub const MAX_BATCH: i64 = 10_000_000;
+pub const MAX_PAYLOAD: i32 = 100_000;
+/// The batch size when none is given (capped at the row count).
+pub const DEFAULT_BATCH: i64 = 1000;
+/// keybench_run's default bound on the wait for its standbys (seconds).
+pub const DEFAULT_STANDBY_TIMEOUT: i32 = 600;
+/// The longest keybench_run waits for its standbys to catch up (a day).
+pub const MAX_STANDBY_TIMEOUT: i32 = 86_400;
+/// The most shards Citus gives a table.
+pub const MAX_SHARDS: i32 = 64_000;
+pub const MAX_SKEW_MS: i32 = 86_400_000;
+/// The largest identity CACHE a run takes.
+pub const MAX_IDENTITY_CACHE: i32 = 1_000_000;
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    UnknownKind(UnknownKind),
+    #[error("key kind \"{0}\" needs {1}, which this server does not have")]
+    KindUnavailable(String, &'static str),
+    #[error("rows must be between 1 and {MAX_ROWS}, not {0}")]
+    Rows(i64),
+    #[error("batch_size must be between 1 and rows ({1}), not {0}")]
+    BatchSize(i64, i64),
+    #[error("clients must be between 1 and {MAX_CLIENTS}, not {0}")]
+    Clients(i32),
+    #[error("payload_width must be between 0 and {MAX_PAYLOAD}, not {0}")]
+    PayloadWidth(i32),
+    #[error("fillfactor must be between 10 and 100, not {0}")]
+    Fillfactor(i32),
+    #[error("unknown table shape \"{0}\"")]
+    Shape(String),
+    #[error("unknown load method \"{0}\"")]
+    Method(String),
+    #[error("ids_per_ms must be between 0 and 1000000, not {0}")]
+    IdsPerMs(i32),
+    #[error("clock_skew_ms must be between 0 and {MAX_SKEW_MS}, not {0}")]
+    Skew(i32),
+    #[error("unknown uuidv7_subms \"{0}\"")]
+    Subms(String),
+    #[error("key kind snowflake cannot take {0}")]
+    SnowflakeClock(&'static str),
+    #[error("readers must be between 0 and {1} (64 workers in all, clients included), not {0}")]
+    Readers(i32, i32),
+    #[error("read_workload must be point or recent for readers during a load, not \"{0}\"")]
+    ReadWorkload(String),
+    #[error("shard_count must be between 1 and {MAX_SHARDS}, not {0}")]
+    ShardCount(i32),
+    #[error("shard_count ({0}) needs distributed => true")]
+    ShardCountLocal(i32),
+    #[error("a distributed run cannot take {0}")]
+    Distributed(String),
+    #[error("standby_timeout must be between 1 and {MAX_STANDBY_TIMEOUT} seconds, not {0}")]
+    StandbyTimeout(i32),
+    #[error("not enough free disk space for {rows} {kind} rows: the filesystem of {path} has {free_pretty} free")]
+    DiskSpace {
+        rows: i64,
+        kind: &'static str,
+        path: String,
+        need: i64,
+        parts: String,
+        floor: i64,
+        free: i64,
+        free_pretty: String,
+    },
+    #[error("checkpoint_every must be between batch_size ({1}) and rows ({2}), not {0}")]
+    CheckpointEvery(i64, i64, i64),
+    #[error("users must be at least 1, not {0}")]
+    Users(i32),
+    #[error("users ({0}) needs a table with customer_id or user_id: shape a or c, not d")]
+    UsersShape(i32),
+    #[error("node_per_client is for key kind snowflake, not {0}")]
+    NodePerClient(&'static str),
+    #[error("identity_cache is for key kind bigint, not {0}")]
+    IdentityCacheKind(&'static str),
+    #[error("identity_cache must be between 1 and {MAX_IDENTITY_CACHE}, not {0}")]
+    IdentityCache(i32),
+    #[error("unknown skew_model \"{0}\"")]
+    SkewModel(String),
+    #[error("skew_model {0} needs clock_skew_ms above 0")]
+    SkewModelWithoutSkew(&'static str),
+    #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
+    NoTablespace(String),
+    #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
+    TablespacePrivilege(String),
+}
+
+impl SqlError for RunError {
+    fn sqlstate(&self) -> SqlState {
+        match self {
+            RunError::KindUnavailable(..) | RunError::Distributed(_) => {
+                SqlState::FeatureNotSupported
+            }
+            RunError::TablespacePrivilege(_) => SqlState::InsufficientPrivilege,
+            RunError::DiskSpace { .. } => SqlState::DiskFull,
+            RunError::NoTablespace(_) => SqlState::UndefinedObject,
+            _ => SqlState::InvalidParameterValue,
+        }
+    }
+    fn detail(&self) -> Option<String> {
+        match self {
+            RunError::DiskSpace {
+                need,
+                parts,
+                floor,
+                free,
+                ..
+            } => Some(format!(
+                "The load is estimated to need {} there ({parts}), and keybench.min_free_space ({}) \
+                 is to stay free: {} in all, {} free.",
+                size_pretty(*need),
+                size_pretty(*floor),
+                size_pretty(need.saturating_add(*floor)),
+                size_pretty(*free)
+            )),
+            RunError::SnowflakeClock(_) => Some(
+                "The backends of one node id draw Snowflake ids from one counter, which a clock set \
+                 ahead in one client would move for every session of that node."
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            RunError::UnknownKind(e) => e.hint(),
+            RunError::Shape(_) => Some(
+                "Valid shapes are: a (experiment A), c (experiment C), d (experiment D).".into(),
+            ),
+            RunError::Method(_) => {
+                Some("Valid methods are: insert, single, copy, copy_keys.".into())
+            }
+            RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::SkewModel(_) => Some(
+                "Valid models are: client (a fixed offset per client), transaction (an offset \
+                 drawn per transaction), id (an offset drawn per id)."
+                    .into(),
+            ),
+            RunError::CheckpointEvery(..) => Some(
+                "Checkpoints come between batches: give a row count from batch_size to rows, or \
+                 NULL (the default) for none but the server's own."
+                    .into(),
+            ),
+            RunError::ReadWorkload(_) => Some(
+                "Readers during a load take point or recent; the other workloads need a finished \
+                 table (keybench_read)."
+                    .into(),
+            ),
+            RunError::KindUnavailable(..) => {
+                Some("uuidv7_native needs PostgreSQL 18; use uuidv7 (keybench's).".into())
+            }
+            RunError::SnowflakeClock(_) => {
+                Some("Use uuidv7 or ulid for simulated and skewed clocks.".into())
+            }
+            RunError::DiskSpace { .. } => Some(
+                "Load fewer rows, free some space, or SET default_tablespace to a tablespace on a \
+                 filesystem with room; a superuser can lower keybench.min_free_space."
+                    .into(),
+            ),
+            RunError::NoTablespace(_) => Some(
+                "SET default_tablespace to an existing tablespace, or to '' for the database's."
+                    .into(),
+            ),
+            RunError::TablespacePrivilege(name) => Some(format!(
+                "keybench_run creates its table where default_tablespace says; a superuser can \
+                 GRANT CREATE ON TABLESPACE {} to the role, or SET default_tablespace to ''.",
+                quote_ident(name)
+            )),
+            RunError::Distributed(_) => Some(
+                "A distributed run loads with method insert or single and takes no readers.".into(),
+            ),
+            RunError::ShardCountLocal(_) => {
+                Some("Add distributed => true to load a Citus distributed table.".into())
+            }
+            _ => None,
+        }
+    }
+}

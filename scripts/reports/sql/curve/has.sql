@@ -1,0 +1,1 @@
+SELECT count(*) AS runs FROM curve_phase WHERE phase = :'phase';

@@ -1,0 +1,2 @@
+ALTER SYSTEM SET wal_compression = 'lz4';
+SELECT pg_reload_conf();

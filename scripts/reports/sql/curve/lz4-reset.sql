@@ -1,0 +1,2 @@
+ALTER SYSTEM RESET wal_compression;
+SELECT pg_reload_conf();

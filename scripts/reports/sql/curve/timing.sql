@@ -1,0 +1,1 @@
+INSERT INTO curve_timing VALUES (:'phase', :seconds);

@@ -1,0 +1,2 @@
+-- The kept cluster, restarted by a newer build.
+ALTER EXTENSION keybench UPDATE;

@@ -1,0 +1,2 @@
+ALTER SYSTEM RESET full_page_writes;
+SELECT pg_reload_conf();

@@ -1,0 +1,2 @@
+SET timezone = 'America/New_York';
+SELECT * FROM keybench_backfill(:rows, :years, recipe => 'at');

@@ -1,0 +1,2 @@
+SET timezone = 'UTC';
+SELECT * FROM keybench_backfill(:rows, :years);

@@ -1,0 +1,4 @@
+CREATE TEMP TABLE loads AS SELECT run_id FROM keybench_compare(ARRAY['bigint', 'uuidv4', 'uuidv7'], :rows, batch_size => :batch, clients => :clients, method => 'single', shape => 'c');
+SELECT kind, round(rows_per_sec) AS tx_per_s, round(wal_bytes::numeric / rows) AS wal_bytes_per_row, wal_fpi AS fpi,
+       pg_size_pretty(index_bytes) AS pk_index, avg_leaf_density AS density
+FROM loads JOIN keybench.run_figures USING (run_id) ORDER BY run_id;

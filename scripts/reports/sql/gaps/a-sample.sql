@@ -1,0 +1,1 @@
+CALL gaps_sample(:interval);

@@ -1,0 +1,1 @@
+SELECT count(*) AS samples FROM gaps_waits;

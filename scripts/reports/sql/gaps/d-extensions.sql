@@ -1,0 +1,2 @@
+CREATE EXTENSION pg_buffercache;
+CREATE EXTENSION pgstattuple;

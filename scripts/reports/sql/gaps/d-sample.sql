@@ -1,0 +1,1 @@
+CALL gaps_d_sample(:interval);

@@ -1,0 +1,1 @@
+UPDATE gaps_ctl SET stop = true;

@@ -1,0 +1,1 @@
+SELECT run_id FROM keybench_run(:'kind', :rows, keep => true);

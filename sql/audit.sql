@@ -1,0 +1,464 @@
+-- The audit's reading of a database's keys, in SQL: what keybench_audit (src/inspect/audit.rs)
+-- calls, and what keybench-audit.sql (the audit where keybench cannot be installed, made from this
+-- file by scripts/tools/audit-sql.py: every `keybench.audit_` becomes `pg_temp.audit_`) runs, so
+-- that the two decide alike:
+--   keybench.audit_keys(schema)          every primary-key and unique B-tree index, and its key
+--   keybench.audit_values(table, column) a bounded sample of a key's values: their forms, versions
+--                                        and times, and whether new rows' keys land in order
+--   keybench.audit_classify(...)         the key's kind, from its default and from its values
+--   keybench.audit_references(schema)    the foreign keys onto each audited key, with their checks
+--   keybench.audit_finding(...)          the finding's label
+--   keybench.audit                       keybench_audit's row type
+-- None of them writes: each reads the catalog, and the sample reads a bounded number of pages.
+-- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
+
+-- One row of keybench_audit (src/inspect/audit.rs writes each as the JSON of its AuditRow, whose
+-- fields are these attributes in this order: a test checks it). keybench-audit.sql makes the same
+-- type as pg_temp.audit.
+CREATE TYPE keybench.audit AS (
+    schema_name text, table_name text, index_name text, constraint_kind text, key_columns text,
+    key_default text,
+    key_kind text, kind_basis text, key_form text, key_bytes float8, value_kinds text,
+    switched_at timestamptz, insert_order text, newest_rank float8,
+    row_estimate bigint, index_bytes bigint, share_of_shared_buffers float8, leaf_pages bigint,
+    avg_leaf_density float8, leaf_fragmentation float8, bytes_per_key float8,
+    projected_rows_at_shared_buffers bigint,
+    referenced_by int, unindexed_references int, child_index_bytes bigint,
+    finding text, verdict text,
+    sample_seconds float8, wal_bytes bigint, fpi_bytes bigint, wal_share float8,
+    table_wal_bytes bigint, table_fpi_bytes bigint, with_children_wal_bytes bigint,
+    with_children_fpi_bytes bigint, inserts_per_sec float8, wal_per_inserted_row float8,
+    rows_per_day float8, checkpoints_per_hour float8, rows_per_checkpoint float8, r_over_l float8,
+    projected_wal_saving_per_day bigint, days_to_shared_buffers float8,
+    with_children_days_to_shared_buffers float8, days_to_ram float8, io_cost_per_month float8,
+    sources text
+);
+
+-- Every valid unique B-tree index outside the system schemas (schema_name: one schema, or NULL
+-- for all), the largest first, with its key's first column: what it is (primary key, unique
+-- constraint, unique index), the key columns as text, the first key column's name, type,
+-- identity and default, the table's row estimate and pages, the index's bytes, whether the
+-- caller may read its pages and the table's values, pg_stats' correlation of the key column.
+CREATE FUNCTION keybench.audit_keys(schema_name text)
+RETURNS TABLE (schema text, "table" text, index text, index_oid oid, "constraint" text, columns int,
+               key_columns text, "column" text, type_name text, "identity" text, default_expr text,
+               "rows" bigint, index_bytes bigint, readable boolean, is_expression boolean,
+               selectable boolean, table_oid oid, attnum int, correlation float8)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
+       CASE WHEN i.indisprimary THEN 'primary key'
+            WHEN con.contype = 'u' THEN 'unique constraint' ELSE 'unique index' END,
+       i.indnkeyatts::int,
+       coalesce((SELECT string_agg(CASE WHEN k.attnum = 0 THEN '(expression)'
+                                        ELSE quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod) END,
+                                   ', ' ORDER BY k.ord)
+                 FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
+                 LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
+       a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
+       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
+       pg_relation_size(ic.oid),
+       has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
+       i.indkey[0] = 0,
+       has_table_privilege(t.oid, 'SELECT'),
+       t.oid, a1.attnum::int,
+       (SELECT s.correlation::float8 FROM pg_stats s
+        WHERE s.schemaname = n.nspname AND s.tablename = t.relname AND s.attname = a1.attname
+          AND NOT s.inherited)
+FROM pg_index i
+JOIN pg_class ic ON ic.oid = i.indexrelid
+JOIN pg_class t ON t.oid = i.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.contype IN ('p', 'u')
+LEFT JOIN pg_attribute a1 ON a1.attrelid = t.oid AND a1.attnum = i.indkey[0]
+LEFT JOIN pg_attrdef d ON d.adrelid = t.oid AND d.adnum = a1.attnum
+WHERE i.indisunique AND i.indisvalid AND ic.relkind = 'i' AND ic.relam = 403
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
+  AND NOT pg_is_other_temp_schema(n.oid) AND n.nspname NOT LIKE 'pg\_temp%'
+  AND (schema_name IS NULL OR n.nspname = schema_name)
+ORDER BY pg_relation_size(ic.oid) DESC, n.nspname, t.relname, ic.relname
+$$;
+
+-- The form of one key value, from its text: uuid (the native type, text of 36 characters, or 32 hex
+-- digits, each perhaps after a short prefix such as 'm-' or 'tr-'), ULID (26 characters of
+-- Crockford's base32), an integer, or other text. For a uuid form: its version (RFC 9562's nibble,
+-- 'non-rfc' for another variant) and the Unix milliseconds in its first 48 bits; for a ULID its
+-- milliseconds.
+CREATE FUNCTION keybench.audit_value(v text, is_uuid boolean)
+RETURNS TABLE (form text, prefix text, version text, ms bigint)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  m text[];
+  body text;
+  hex text;
+  i int;
+  d int;
+  acc bigint := 0;
+BEGIN
+  prefix := '';
+  IF is_uuid THEN
+    form := 'uuid';
+    hex := replace(v, '-', '');
+  ELSE
+    m := regexp_match(v, '^([A-Za-z][A-Za-z0-9]{0,7}[-_:])(.+)$');
+    body := v;
+    IF m IS NOT NULL AND (m[2] ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$'
+                          OR m[2] ~* '^[0-7][0-9a-hjkmnp-tv-z]{25}$') THEN
+      prefix := m[1];
+      body := m[2];
+    END IF;
+    IF body ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
+      form := 'text36';
+      hex := lower(replace(body, '-', ''));
+    ELSIF body ~* '^[0-9a-f]{32}$' THEN
+      form := 'hex32';
+      hex := lower(body);
+    ELSIF body ~* '^[0-7][0-9a-hjkmnp-tv-z]{25}$' THEN
+      form := 'ulid';
+      FOR i IN 1..10 LOOP
+        d := strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ', upper(substr(body, i, 1))) - 1;
+        acc := acc * 32 + d;
+      END LOOP;
+      ms := acc;
+      RETURN NEXT;
+      RETURN;
+    ELSIF v ~ '^-?[0-9]{1,19}$' THEN
+      form := 'integer';
+      RETURN NEXT;
+      RETURN;
+    ELSE
+      form := 'text';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+  END IF;
+  version := CASE WHEN substr(hex, 17, 1) IN ('8', '9', 'a', 'b') THEN 'v' || substr(hex, 13, 1) ELSE 'non-rfc' END;
+  ms := ('x' || substr(hex, 1, 12))::bit(48)::bigint;
+  RETURN NEXT;
+END $$;
+
+-- A bounded sample of the values of key column `col` of table `tab`, read-only, as jsonb:
+--   - `sample_pages` heap pages spread evenly over the table (TID range scans: each reads its one
+--     page, so the sample costs the same on a 100 GB table as on a small one), and the rows of its
+--     last pages (the newest rows of a table that is appended to);
+--   - the highest key through the index (its rightmost leaf), and whether its row is among the
+--     newest.
+-- What the values are: their forms and versions with the share of each, the times in them, and
+-- the order new rows' keys take: each newest row's key ranked among the spread rows' keys of its
+-- own form and version (1: above them all), the median of those ranks against what keys in
+-- insertion order would give. Pages read and rows sampled are in the result.
+CREATE FUNCTION keybench.audit_values(tab regclass, col name, sample_pages int DEFAULT 32, tail_pages int DEFAULT 2)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  nblocks bigint;
+  k int;
+  tail_from bigint;
+  parts text[] := '{}';
+  b bigint;
+  i int;
+  q text;
+  is_uuid boolean;
+  is_int boolean;
+  result jsonb;
+BEGIN
+  nblocks := pg_relation_size(tab) / current_setting('block_size')::int;
+  IF nblocks = 0 THEN
+    RETURN jsonb_build_object('pages', 0, 'rows', 0, 'newest_rows', 0);
+  END IF;
+  SELECT t.typname = 'uuid', t.typname IN ('int2', 'int4', 'int8', 'numeric')
+    INTO is_uuid, is_int
+    FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+    WHERE a.attrelid = tab AND a.attname = col;
+  tail_from := greatest(nblocks - tail_pages, 0);
+  k := least(sample_pages::bigint, tail_from)::int;
+  -- The spread pages, then the tail as one TID range: every bound is a constant, so the planner
+  -- makes each a TID Range Scan (never a sequential scan).
+  FOR i IN 0 .. k - 1 LOOP
+    b := (i::bigint * tail_from) / k;
+    parts := parts || format('SELECT false AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
+                             col, tab, format('(%s,0)', b), format('(%s,0)', b + 1));
+  END LOOP;
+  parts := parts || format('SELECT true AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid',
+                           col, tab, format('(%s,0)', tail_from));
+  q := format($q$
+    WITH s AS MATERIALIZED (%s),
+    v AS MATERIALIZED (
+      SELECT s.newest, s.t, s.key, f.form, f.prefix, f.version, f.ms,
+             CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
+                  WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
+      FROM s, keybench.audit_value(s.key::text, %L) f
+      WHERE s.key IS NOT NULL),
+    ranked AS (
+      SELECT n.class, n.t,
+             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class AND r.key < n.key)::float8
+               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class), 0) AS rank,
+             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.key < n.key)::float8
+               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest), 0) AS rank_all
+      FROM v n WHERE n.newest),
+    top AS (SELECT ctid AS t FROM %s ORDER BY %I DESC NULLS LAST LIMIT 1)
+    SELECT jsonb_strip_nulls(jsonb_build_object(
+      'pages', %s,
+      'spread_pages', %s,
+      'tail_pages', %s,
+      'table_pages', %s,
+      'rows', (SELECT count(*) FROM v),
+      'newest_rows', (SELECT count(*) FROM v WHERE newest),
+      'forms', (SELECT jsonb_object_agg(form, n) FROM (SELECT form, count(*) AS n FROM v GROUP BY form) x),
+      'prefixes', (SELECT jsonb_object_agg(prefix, n) FROM (SELECT prefix, count(*) AS n FROM v WHERE prefix <> '' GROUP BY prefix) x),
+      'versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE version IS NOT NULL GROUP BY version) x),
+      'newest_versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE newest AND version IS NOT NULL GROUP BY version) x),
+      'newest_class', (SELECT class FROM v WHERE newest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1),
+      'v7_first_ms', (SELECT min(ms) FROM v WHERE version = 'v7'),
+      'v7_last_ms', (SELECT max(ms) FROM v WHERE version = 'v7'),
+      'ulid_first_ms', (SELECT min(ms) FROM v WHERE form = 'ulid'),
+      'ulid_last_ms', (SELECT max(ms) FROM v WHERE form = 'ulid'),
+      'nonrfc_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
+      'nonrfc_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
+      'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
+      'int_max', (SELECT max(key::text::numeric) FROM v WHERE form = 'integer'),
+      'text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) AS l, count(*) AS n FROM v WHERE form = 'text' GROUP BY 1) x),
+      'text_alphabet', (SELECT CASE WHEN bool_and(key::text ~ '^[0-9a-f]+$') THEN 'hex'
+                                    WHEN bool_and(key::text ~ '^[0-9a-z]+$') THEN 'lower alphanumeric'
+                                    WHEN bool_and(key::text ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
+                                    WHEN bool_and(key::text ~ '^[0-9A-Za-z_-]+$') THEN 'url-safe'
+                                    ELSE 'mixed' END FROM v WHERE form = 'text'),
+      'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL),
+      'ranked_rows', (SELECT count(rank) FROM ranked),
+      'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked WHERE rank_all IS NOT NULL),
+      'ranked_rows_all', (SELECT count(rank_all) FROM ranked),
+      'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
+      'highest_key_is_newest', (SELECT (t >= %L::tid) FROM top)))
+    $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid, tab, col,
+        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from));
+  EXECUTE q INTO result;
+  RETURN result;
+END $$;
+
+-- A key's kind, from its default (the column's default expression or identity) and from its
+-- values (keybench.audit_values' sample, or NULL): the values decide where they were sampled and
+-- recognised, since the client may make keys its default never does; the default decides
+-- otherwise. Returns the kind (the labels of keybench_audit's key_kind, which src/inspect/audit.rs
+-- reads), how it was decided, the key's form in storage and its bytes per key, the kinds its
+-- values hold with the share of each, when the table switched from v4 to v7 keys (the first v7
+-- time the sample holds), whether new rows' keys land in order, and a note when the default and
+-- the values disagree.
+CREATE FUNCTION keybench.audit_classify(type_name text, identity text, default_expr text, columns int,
+                                        is_expression boolean, vals jsonb)
+RETURNS TABLE (kind text, basis text, key_form text, key_bytes float8, value_kinds text,
+               switched_at timestamptz, insert_order text, newest_rank float8, note text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  d text := lower(coalesce(default_expr, ''));
+  is_text boolean := type_name = 'text' OR type_name LIKE 'character%' OR type_name = 'name';
+  by_default text;
+  by_values text;
+  rows bigint := coalesce((vals->>'rows')::bigint, 0);
+  forms jsonb := coalesce(vals->'forms', '{}');
+  versions jsonb := coalesce(vals->'versions', '{}');
+  newest text := vals->>'newest_class';
+  main text;
+  main_form text;
+  twitter_epoch_ms constant bigint := 1288834974657;
+  plausible_from constant bigint := 1420070400000; -- 2015-01-01, in Unix milliseconds
+  now_ms bigint := (extract(epoch FROM now()) * 1000)::bigint + 86400000;
+  shares text;
+BEGIN
+  key_bytes := (vals->>'key_bytes')::float8;
+  insert_order := 'unknown';
+  IF columns > 1 THEN
+    kind := 'composite'; basis := 'catalog'; RETURN NEXT; RETURN;
+  END IF;
+  IF is_expression THEN
+    kind := 'expression'; basis := 'catalog'; RETURN NEXT; RETURN;
+  END IF;
+  -- By the default.
+  by_default := CASE
+    WHEN identity IN ('a', 'd') THEN 'identity'
+    WHEN d LIKE '%nextval(%' THEN 'sequence'
+    WHEN d LIKE '%snowflake_id(%' THEN 'snowflake'
+    WHEN d LIKE '%ulid_uuid(%' OR d LIKE '%ulid_monotonic_uuid(%' THEN 'ulid as uuid'
+    WHEN d LIKE '%ulid%' THEN CASE WHEN is_text THEN 'ulid as text' ELSE 'ulid as uuid' END
+    WHEN d LIKE '%nanoid(%' THEN 'random text'
+    WHEN d LIKE '%uuidv7(%' OR d LIKE '%uuid_generate_v7(%' THEN CASE WHEN is_text THEN 'uuid v7 as text' ELSE 'uuid v7' END
+    WHEN d LIKE '%gen_random_uuid(%' OR d LIKE '%uuidv4(%' OR d LIKE '%uuid_generate_v4(%'
+      THEN CASE WHEN is_text THEN 'uuid v4 as text' ELSE 'uuid v4 (random)' END
+    WHEN d LIKE '%uuid_generate_v1%' THEN 'uuid v1'
+  END;
+  -- By the values: the sample's most frequent version (or form); where it holds v4 and v7 keys
+  -- alike, the newest rows' (a table that switched is what its inserts make now).
+  main := coalesce((SELECT v.key FROM jsonb_each_text(versions) v ORDER BY v.value::bigint DESC, v.key LIMIT 1),
+                   (SELECT f.key FROM jsonb_each_text(forms) f ORDER BY f.value::bigint DESC, f.key LIMIT 1));
+  IF coalesce((versions->>'v4')::bigint, 0) * 100 >= rows AND coalesce((versions->>'v7')::bigint, 0) * 100 >= rows
+     AND (coalesce((versions->>'v4')::bigint, 0) + coalesce((versions->>'v7')::bigint, 0)) * 10 >= rows * 9
+     AND newest IN ('v4', 'v7') THEN
+    main := newest;
+  END IF;
+  main_form := (SELECT f.key FROM jsonb_each_text(forms) f ORDER BY f.value::bigint DESC, f.key LIMIT 1);
+  IF rows > 0 AND main IS NOT NULL THEN
+    by_values := CASE
+      WHEN main_form IN ('uuid', 'text36', 'hex32') THEN
+        CASE main
+          WHEN 'v7' THEN 'uuid v7'
+          WHEN 'v4' THEN CASE WHEN main_form = 'uuid' THEN 'uuid v4 (random)' ELSE 'uuid v4' END
+          WHEN 'v1' THEN 'uuid v1'
+          WHEN 'v6' THEN 'uuid v6'
+          WHEN 'v8' THEN 'uuid v8'
+          WHEN 'non-rfc' THEN
+            CASE WHEN (vals->>'nonrfc_first_ms')::bigint BETWEEN plausible_from AND now_ms
+                  AND (vals->>'nonrfc_last_ms')::bigint BETWEEN plausible_from AND now_ms
+                 THEN 'ulid as uuid' ELSE 'uuid (no known version)' END
+          ELSE 'uuid (no known version)'
+        END
+        || CASE WHEN main_form <> 'uuid' AND main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN ' as text' ELSE '' END
+      WHEN main_form = 'ulid' THEN 'ulid as text'
+      WHEN main_form = 'integer' THEN
+        CASE WHEN (vals->>'int_min')::numeric >= 2^40
+              AND ((vals->>'int_max')::numeric / 4194304)::bigint + twitter_epoch_ms BETWEEN twitter_epoch_ms AND now_ms
+             THEN 'snowflake'
+             WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
+             ELSE 'integer' END
+      WHEN main_form = 'text' THEN 'random text'
+    END;
+  END IF;
+  IF by_values = 'uuid (no known version)' AND main_form <> 'uuid' THEN by_values := 'uuid as text'; END IF;
+  IF by_values IN ('integer') AND by_default IN ('identity', 'sequence') THEN
+    by_values := NULL; -- the values of a sequence are what its default makes
+  END IF;
+  IF by_values IS NOT NULL AND NOT (by_values = 'integer' AND by_default IS NULL) THEN
+    kind := by_values;
+    basis := format('values: %s rows from %s pages', rows, vals->>'pages');
+    IF by_default IS NOT NULL AND by_default <> by_values THEN
+      note := format('its default %s would make %s keys, but the sampled keys are %s: the client makes them', default_expr, by_default, by_values);
+    END IF;
+  ELSIF by_default IS NOT NULL THEN
+    kind := by_default;
+    basis := 'default';
+  ELSIF by_values = 'integer' THEN
+    kind := 'application-supplied integer';
+    basis := format('values: %s rows from %s pages', rows, vals->>'pages');
+  ELSE
+    kind := 'application-supplied';
+    basis := CASE WHEN vals IS NULL THEN 'no default, and its values were not read'
+                  WHEN rows = 0 THEN 'no default, and no rows' ELSE 'no default, and its values are not recognised' END;
+  END IF;
+  -- The form in storage.
+  key_form := CASE
+    WHEN type_name = 'uuid' THEN 'uuid'
+    WHEN main_form = 'text36' THEN 'text: 36 characters'
+    WHEN main_form = 'hex32' THEN 'text: 32 hex digits'
+    WHEN main_form = 'ulid' THEN 'text: 26 characters (ULID)'
+    WHEN is_text AND main_form = 'text' THEN
+      'text: ' || coalesce((SELECT string_agg(l.key, ' or ' ORDER BY l.key::int) FROM jsonb_each_text(vals->'text_lengths') l), '?')
+      || ' characters, ' || coalesce(vals->>'text_alphabet', '?')
+    ELSE type_name END
+    || coalesce((SELECT format(' after a prefix (%s)', string_agg(p.key, ', ' ORDER BY p.key))
+                 FROM jsonb_each_text(vals->'prefixes') p HAVING count(*) > 0), '');
+  -- The kinds the values hold, with their shares, when they hold more than one of the versions
+  -- RFC 9562 gives an order (v1, v4, v6, v7, v8), each in 1% of the rows or more (a kind whose
+  -- version nibble is random, as a ULID's in a uuid, holds none of them in earnest).
+  IF rows > 0 AND main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN
+    SELECT string_agg(format('%s %s%%', v.key, round(100.0 * v.value::bigint / rows, 1)), ', ' ORDER BY v.value::bigint DESC, v.key),
+           count(*)
+      INTO shares
+      FROM jsonb_each_text(versions) v
+      WHERE v.key IN ('v1', 'v4', 'v6', 'v7', 'v8') AND v.value::bigint * 100 >= rows;
+    IF (SELECT count(*) FROM jsonb_each_text(versions) v
+        WHERE v.key IN ('v1', 'v4', 'v6', 'v7', 'v8') AND v.value::bigint * 100 >= rows) > 1 THEN
+      value_kinds := shares;
+    END IF;
+  END IF;
+  IF versions ? 'v7' AND versions ? 'v4' AND main = 'v7' THEN
+    switched_at := to_timestamp((vals->>'v7_first_ms')::bigint / 1000.0);
+  END IF;
+  -- The order of new rows' keys: ranked among the sampled keys of their own version where the
+  -- version means something (a table that switched from v4 to v7 holds both), else among them all.
+  IF main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN
+    newest_rank := (vals->>'newest_rank')::float8;
+  ELSE
+    newest_rank := (vals->>'newest_rank_all')::float8;
+  END IF;
+  insert_order := CASE
+    WHEN vals IS NULL
+      OR coalesce((vals->>CASE WHEN main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN 'ranked_rows' ELSE 'ranked_rows_all' END)::int, 0) < 10
+      THEN 'unknown'
+    WHEN newest_rank >= 0.9 THEN 'in order'
+    WHEN newest_rank <= 0.7 THEN 'random'
+    ELSE 'partly in order' END;
+  RETURN NEXT;
+END $$;
+
+-- The leaf pages below which an index is too small for its leaf density to say anything: a
+-- B-tree's density settles only after many page splits (a random key's near 70%, an ordered key's
+-- at its fillfactor), and an index of a few leaves can have any.
+CREATE FUNCTION keybench.audit_min_leaves() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
+
+-- The finding's label for a key of `kind` (decided on `basis`: 'default' or the values), whose
+-- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
+-- has `leaf_pages` leaves at `density` percent (NULL: not measured).
+CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, insert_order text,
+                                       leaf_pages bigint, density float8)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+SELECT CASE
+  WHEN kind = 'uuid v4 (random)' AND basis = 'default' THEN 'random uuid default'
+  WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
+  WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
+  WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
+  WHEN kind = 'ulid as text' THEN 'ulid stored as text'
+  WHEN kind = 'random text' THEN 'random text key'
+  WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression') THEN 'keys land at random'
+  WHEN density < 75 AND leaf_pages >= keybench.audit_min_leaves() THEN 'low leaf density'
+  WHEN density < 75 THEN 'too small to judge'
+  ELSE 'ok'
+END
+$$;
+
+-- The foreign keys that point at an audited key (its table in schema `schema_name`, or any when
+-- NULL): the key's table, unique index and first column with its type; the child table, the
+-- constraint, its columns and the first one's type; the smallest index of the child whose leading
+-- columns are the foreign key's (none: every DELETE or key UPDATE of the parent scans the child, and
+-- so does each row's check of an ON DELETE action); and the checks: an index on the child, and the
+-- child column's type the key's.
+CREATE FUNCTION keybench.audit_references(schema_name text)
+RETURNS TABLE (key_schema text, key_table text, key_index text, key_index_oid oid, key_column text,
+               key_type text, child_schema text, child_table text, child_oid oid, "constraint" text,
+               child_columns text, child_type text, child_index text, child_index_oid oid,
+               child_index_bytes bigint, finding text)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+SELECT kn.nspname::text, kt.relname::text, ki.relname::text, ki.oid, ka.attname::text,
+       format_type(ka.atttypid, ka.atttypmod),
+       cn.nspname::text, ct.relname::text, ct.oid, c.conname::text,
+       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
+        FROM unnest(c.conkey) WITH ORDINALITY k(attnum, ord)
+        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum),
+       format_type(ca.atttypid, ca.atttypmod),
+       ix.relname::text, ix.oid, pg_relation_size(ix.oid),
+       CASE
+         WHEN ix.oid IS NULL AND ca.atttypid <> ka.atttypid THEN 'foreign key without an index, of another type than the key'
+         WHEN ix.oid IS NULL THEN 'foreign key without an index'
+         WHEN ca.atttypid <> ka.atttypid THEN 'foreign key of another type than the key'
+         ELSE 'ok'
+       END
+FROM pg_constraint c
+JOIN pg_class kt ON kt.oid = c.confrelid
+JOIN pg_namespace kn ON kn.oid = kt.relnamespace
+JOIN pg_class ki ON ki.oid = c.conindid
+JOIN pg_attribute ka ON ka.attrelid = c.confrelid AND ka.attnum = c.confkey[1]
+JOIN pg_class ct ON ct.oid = c.conrelid
+JOIN pg_namespace cn ON cn.oid = ct.relnamespace
+JOIN pg_attribute ca ON ca.attrelid = c.conrelid AND ca.attnum = c.conkey[1]
+LEFT JOIN LATERAL (
+  SELECT i.indexrelid AS oid, ic.relname
+  FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+  WHERE i.indrelid = c.conrelid AND i.indisvalid
+    AND (SELECT array_agg(x ORDER BY x) FROM unnest(i.indkey[0:cardinality(c.conkey) - 1]) x)
+        = (SELECT array_agg(x ORDER BY x) FROM unnest(c.conkey) x)
+  ORDER BY pg_relation_size(i.indexrelid), i.indexrelid
+  LIMIT 1) ix ON true
+WHERE c.contype = 'f'
+  AND kn.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND (schema_name IS NULL OR kn.nspname = schema_name)
+ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname
+$$;
