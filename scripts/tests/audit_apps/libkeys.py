@@ -12,8 +12,11 @@ SQLAlchemy's create_all, not by a migration of an application):
   uuid4_hex32        id char(32): uuid.uuid4().hex (the standard library)
   ulid_event         id varchar(26): str(ulid.ULID()) of python-ulid (Crockford base32)
   ulid_event_tag     a child: event_id varchar(26) FK onto ulid_event.id, NOT indexed
-  snowflake_message  id bigint: snowflake-id's SnowflakeGenerator(instance=7)
+  snowflake_message  id bigint: snowflake-id's SnowflakeGenerator(instance=7), its default epoch 0
+                     (the Unix epoch: the key's top 41 bits are Unix milliseconds)
   snowflake_reply    a child: message_id bigint FK onto snowflake_message.id, indexed
+  snowflake_twitter_item  id bigint: SnowflakeGenerator(instance=7, epoch=1288834974657), Twitter's
+                     epoch (the one keybench's own snowflake_id and its snowflake_timestamp take)
   cuid2_item         id varchar(24): cuid2.create_id() (24 characters, base36)
 
 Usage: python libkeys.py   (libpq's PGHOST, PGPORT, PGUSER; the database libkeys must exist and be
@@ -36,10 +39,13 @@ uri = (
     f"postgresql+psycopg2://{os.environ.get('PGUSER', 'postgres')}@/libkeys"
     f"?host={os.environ['PGHOST']}&port={os.environ['PGPORT']}"
 )
+TWITTER_EPOCH_MS = 1288834974657
 snowflakes = SnowflakeGenerator(instance=7)
+twitter_snowflakes = SnowflakeGenerator(instance=7, epoch=TWITTER_EPOCH_MS)
 # next() of the generator returns None when the wall clock stepped back or 4096 ids were taken in
 # one millisecond: the next non-None id, as an application using it has to
 next_snowflake = lambda: next(filter(None, snowflakes))  # noqa: E731
+next_twitter_snowflake = lambda: next(filter(None, twitter_snowflakes))  # noqa: E731
 
 
 class Base(DeclarativeBase):
@@ -104,6 +110,12 @@ class SnowflakeReply(Base):
     message_id: Mapped[int] = mapped_column(sa.BigInteger, sa.ForeignKey("snowflake_message.id"), index=True)
 
 
+class SnowflakeTwitterItem(Base):
+    __tablename__ = "snowflake_twitter_item"
+    id: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False, default=next_twitter_snowflake)
+    body: Mapped[str] = mapped_column(sa.String(40))
+
+
 class Cuid2Item(Base):
     __tablename__ = "cuid2_item"
     id: Mapped[str] = mapped_column(sa.String(24), primary_key=True, default=create_id)
@@ -126,6 +138,7 @@ with Session(engine) as s:
         s.add(event)
         message = SnowflakeMessage(body=f"message {i}")
         s.add(message)
+        s.add(SnowflakeTwitterItem(body=f"item {i}"))
         s.add(Cuid2Item(name=f"item {i}"))
         s.flush()  # the ids exist now (made by the defaults above, in this process)
         if i % 2 == 0:

@@ -16,6 +16,8 @@ import psycopg2
 NAME = "audit-apps"
 UUID36 = "^[0-9a-f]{{8}}-[0-9a-f]{{4}}-{v}[0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$"
 HEX32 = "^[0-9a-f]{{12}}{v}[0-9a-f]{{3}}[89ab][0-9a-f]{{15}}$"
+MS_2020 = "1577836800000"
+MS_NOW = "(extract(epoch FROM now()) * 1000)::bigint"
 # kind -> a predicate on the column c (as SQL) that every stored value must satisfy
 SHAPES = {
     "uuid-v4": "c::text ~ '" + UUID36.format(v=4) + "'",
@@ -28,8 +30,10 @@ SHAPES = {
     "random-hex128-prefixed": "c ~ '^tr-[0-9a-f]{32}$'",
     "random-hex64": "c ~ '^[0-9a-f]{16}$'",
     "ulid-text": "c ~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
-    # snowflake-id: timestamp << 22 | instance << 12 | sequence; the driver's instance is 7
-    "snowflake": "c > 1::bigint << 40 AND (c >> 12) & 1023 = 7",
+    # snowflake-id: timestamp << 22 | instance << 12 | sequence; the driver's instance is 7; the
+    # timestamp's milliseconds from the Unix epoch, or from Twitter's, fall between 2020 and now
+    "snowflake-unix-epoch": "(c >> 12) & 1023 = 7 AND (c >> 22) BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "snowflake-twitter-epoch": "(c >> 12) & 1023 = 7 AND (c >> 22) + 1288834974657 BETWEEN " + MS_2020 + " AND " + MS_NOW,
     "nanoid-text": "c ~ '^[A-Za-z0-9_-]{21}$'",
     "cuid2-text": "c ~ '^[a-z][a-z0-9]{23}$'",
     "random-text32": "c ~ '^[a-z0-9]{32}$'",
