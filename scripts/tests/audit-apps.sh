@@ -13,13 +13,22 @@
 #                   deployments...) and v7 (task runs, states, logs), with foreign keys onto them
 #   libkeys         keys no application here makes, made by the client libraries applications use
 #                   for them (advanced-alchemy's UUIDv7Base and NanoIDBase, uuid-utils' uuid7 as
-#                   text and hex, python-ulid, snowflake-id, cuid2) in tables this script defines
+#                   text and hex, python-ulid, snowflake-id from the Unix and from Twitter's epoch,
+#                   cuid2) in tables this script defines
 # scripts/tests/audit_apps/expected.tsv holds the ground truth: every primary key and unique index,
 # what really makes its values (read in the packages' source), the foreign keys onto it; verify.py
 # checks the databases against it. The applications come from PyPI, pinned
 # (audit_apps/requirements.txt, constraints.txt), into a venv under target/audit-apps (its wheels
-# kept in target/audit-apps/wheels, so that a rerun installs nothing). Then, if keybench is installed
-# in that PostgreSQL, keybench_audit() runs on each database and its output is printed.
+# kept in target/audit-apps/wheels, so that a rerun installs nothing).
+# Then keybench's audit runs on each database and is checked against that truth
+# (audit_apps/check_audit.py): keybench_audit's key_kind, key_form, insert_order and finding of
+# every key, keybench_audit_references' child index and finding of every foreign key onto them;
+# and keybench-audit.sql, the plain-SQL audit, as a role with pg_monitor and pg_read_all_data,
+# must agree with the extension's row by row (scripts/tests/audit_plain/compare.py).
+# keybench must be installed in that PostgreSQL (cargo pgrx install; .pg/MAJOR, or the install
+# KB_PG_CONFIG names); its library need not be preloaded.
+# Results: target/audit-apps/audit-keys.tsv, audit-references.tsv, audit-tables.md (the tables of
+# docs/results/AUDIT-APPS.md); each step's seconds in target/audit-apps/logs/timings.txt.
 # Usage: scripts/tests/audit-apps.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -41,6 +50,17 @@ timed() { # timed LABEL CMD...: runs CMD, its output to $logs/LABEL.log, its sec
   return $rc
 }
 
+# keybench, this tree's version, installed in PostgreSQL MAJOR (.pg/MAJOR, or KB_PG_CONFIG's install).
+pg_config=${KB_PG_CONFIG:-$(pg_config_for "$v")} && [ -x "$pg_config" ] \
+  || { not_ok "PostgreSQL $v is installed (scripts/setup.sh)"; exit 1; }
+control=$("$pg_config" --sharedir)/extension/keybench.control
+want_version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+have_version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$control" 2>/dev/null)
+if [ "$have_version" != "$want_version" ]; then
+  not_ok "keybench $want_version is installed in PostgreSQL $v ($control: ${have_version:-no such file}; cargo pgrx install --pg-config $pg_config)"
+  exit 1
+fi
+
 # The venv: rebuilt only when the pins change; the wheels stay in target/audit-apps/wheels.
 python=${KB_PYTHON:-python3}
 venv=$work/venv
@@ -59,13 +79,9 @@ if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
 fi
 ok "the venv holds the pinned applications ($("$py" -c 'import django, silk, django_q, mlflow, prefect; print("django", django.__version__, "mlflow", mlflow.__version__, "prefect", prefect.__version__)' 2>&1))"
 
-# The cluster; keybench preloaded when it is installed in this PostgreSQL.
-bindir=$("$(pg_config_for "$v")" --bindir) || { not_ok "PostgreSQL $v is installed (scripts/setup.sh)"; exit 1; }
-keybench=
-if [ -f "$("$bindir/pg_config" --sharedir)/extension/keybench.control" ]; then keybench=yes; fi
+# The cluster, of the PostgreSQL keybench is installed in (KB_PG_CONFIG: another install of MAJOR).
 trap 'cluster_stop "$name" "$v"' EXIT
-cluster_start "$name" "$v" "$(port_for audit-apps "$v")" fsync=off ${keybench:+shared_preload_libraries=keybench} >/dev/null \
-  || { not_ok "cluster"; exit 1; }
+cluster_start "$name" "$v" "$(port_for audit-apps "$v")" fsync=off >/dev/null || { not_ok "cluster"; exit 1; }
 dbs=(silk django_q celery_results mlflow prefect libkeys)
 for db in "${dbs[@]}"; do psql -q -c "CREATE DATABASE $db" >/dev/null || not_ok "CREATE DATABASE $db"; done
 export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0
@@ -112,25 +128,26 @@ for db in "${dbs[@]}"; do psql -d "$db" -q -c "ANALYZE" >/dev/null; done
 "$py" "$here/verify.py" "$here/expected.tsv" 2>"$logs/verify.err" || failed=1
 [ -s "$logs/verify.err" ] && not_ok "verify.py ran ($(tail -3 "$logs/verify.err" | tr '\n' ' '))"
 
-# keybench_audit() on each database, printed (as comments) for a person to read.
-if [ -z "$keybench" ]; then
-  ok "keybench_audit on the applications' databases # SKIP keybench is not installed in PostgreSQL $v ($bindir/..; cargo pgrx install)"
-else
-  audited=0
-  for db in "${dbs[@]}"; do
-    out=$(psql -q -d "$db" -F ' | ' -c "CREATE EXTENSION IF NOT EXISTS keybench" \
-      -c "SELECT table_name, index_name, key_columns, coalesce(key_default, '-'), key_kind
-          FROM keybench_audit('public', measure_density => false) ORDER BY table_name, index_name" 2>&1) \
-      || { not_ok "keybench_audit on $db ($out)"; continue; }
-    printf '%s\n' "$out" | sed "s/^/# $db: /"
-    audited=$((audited + 1))
-  done
-  check "keybench_audit runs on the ${#dbs[@]} applications' databases" "${#dbs[@]}" "$audited"
-  # ---- The audit's checks go here (the audit that recognises client-made keys is not written yet) ----
-  # For every `key` line of expected.tsv whose position is 1/1 and whose kind is not natural or
-  # empty: keybench_audit's key_kind for that index should name the kind there (uuid-v4/v7 native,
-  # as text 36 or hex 32, ulid-text, snowflake, nanoid-text...) although no column default says so
-  # (Prefect's columns even say gen_random_uuid() for uuid v7 values); for every `fk` line, the
-  # audit should follow the foreign key onto that key (child table, column, type, child_indexed).
-fi
+# keybench's audit on each database, against expected.tsv. pgstattuple for keybench-audit.sql's
+# leaf density (keybench_audit measures its own).
+for db in "${dbs[@]}"; do
+  out=$(psql -q -d "$db" -c "CREATE EXTENSION keybench" -c "CREATE EXTENSION pgstattuple" 2>&1) \
+    || not_ok "CREATE EXTENSION keybench, pgstattuple in $db ($out)"
+done
+check "keybench_audit and keybench_audit_references exist (keybench $want_version)" "2" \
+  "$(psql -d silk -c "SELECT count(DISTINCT proname) FROM pg_proc WHERE proname IN ('keybench_audit', 'keybench_audit_references')")"
+timed check-audit "$py" "$here/check_audit.py" "$here/expected.tsv" "$work" || failed=1
+grep -E '^(not )?ok - ' "$logs/check-audit.log"
+grep -qE '^Traceback|^[A-Za-z.]*Error' "$logs/check-audit.log" && not_ok "check_audit.py ran ($(tail -3 "$logs/check-audit.log" | tr '\n' ' '))"
+
+# keybench-audit.sql (the plain-SQL audit) against keybench_audit and keybench_audit_references,
+# row by row, as a role with pg_monitor and pg_read_all_data, on each database.
+psql -q -c "CREATE ROLE auditor LOGIN IN ROLE pg_monitor, pg_read_all_data" >/dev/null || not_ok "CREATE ROLE auditor"
+for db in "${dbs[@]}"; do
+  timed "plain-$db" env PGUSER=auditor "$py" scripts/tests/audit_plain/compare.py "$CHECK_NAME: $db" sql/keybench-audit.sql "$db" public \
+    || failed=1
+  grep -E '^(not )?ok - ' "$logs/plain-$db.log"
+  grep -qE '^Traceback' "$logs/plain-$db.log" && not_ok "compare.py ran on $db ($(tail -3 "$logs/plain-$db.log" | tr '\n' ' '))"
+done
+echo "# audit-apps: $SECONDS s in all; the steps' seconds: $(sed 's/ (exit [0-9]*)//' "$logs/timings.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
 exit $failed
