@@ -246,6 +246,7 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
 
     counts = collections.Counter()
     orders = collections.Counter()
+    by_chance = []  # random keys the audit called 'partly in order', from a sample too small to tell
     bad = collections.Counter()
     for (table, index), (f, m) in sorted(lines.items()):
         a = audit.get((table, index))
@@ -292,6 +293,17 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
             bad["insert_order"] += 1
         if want_orders and order:
             orders[" or ".join(want_orders)] += 1
+        sample = samples.get((table, index)) if m == 1 else None
+        sample_text = f"{sample[0]} newest among {sample[1]}" if sample else ""
+        # The checker's count against the audit's own (its sources' "order: the N newest rows"),
+        # but for the kinds with no version (the sources count the newest rows of the newest
+        # rows' own version nibble, while the order of those kinds is decided over all of them).
+        ranked = re.search(r"order: the (\d+) newest rows", a["sources"] or "")
+        unversioned = a["key_kind"] in ("uuid as text", "uuid (no known version)", "ulid as uuid")
+        if ranked and order and not unversioned and (sample is None or int(ranked.group(1)) != sample[0]):
+            problems.append(f"checker: the audit ranked {ranked.group(1)} newest rows, the checker counted {sample_text or 'none'}")
+        if order == "random" and a["insert_order"] == "partly in order" and not problems:
+            by_chance.append(f"{table}.{column} 'partly in order' at {a['newest_rank']:.2f}, {sample_text}")
         # The finding that follows.
         if want_kind == "uuid v4 (random)":
             want_finding = "random uuid default" if kind == "empty" else "random uuid keys"
@@ -325,9 +337,9 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
             )
         rows_tsv.append([db, table, index, column + (f" (1 of {m})" if m > 1 else ""), kind, made_by, nrows, str(pages),
                          a["key_kind"], a["kind_basis"], a["key_form"] or "", a["value_kinds"] or "",
-                         a["insert_order"], "" if a["newest_rank"] is None else f"{a['newest_rank']:.2f}",
+                         a["insert_order"], "" if a["newest_rank"] is None else f"{a['newest_rank']:.2f}", sample_text,
                          a["finding"], want_kind or "", " or ".join(want_orders or ("not asserted",)), want_finding, "right" if right else "wrong: " + "; ".join(problems)])
-        md_keys.append((db, table, column + (f" (+{m - 1})" if m > 1 else ""), kind, nrows, a, right, problems))
+        md_keys.append((db, table, column + (f" (+{m - 1})" if m > 1 else ""), kind, nrows, a, sample_text, right, problems))
     n = counts["keys"]
     for what, label in (("key_kind", "key_kind"), ("key_form", "key_form"), ("insert_order", "insert_order"),
                         ("finding", "finding"), ("references", "referenced_by and unindexed_references")):
@@ -335,6 +347,8 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
             extra_note = ""
             if what == "insert_order":
                 extra_note = " (keys of one column with rows: " + ", ".join(f"{v} {k}" for k, v in sorted(orders.items())) + "; composite and empty: unknown)"
+                if by_chance:
+                    extra_note += "; a random key called partly in order from too small a sample: " + "; ".join(by_chance)
             ok(f"{db}: {label} of its {n} keys ({counts['with rows']} with rows, {counts['empty']} empty) as expected{extra_note}")
 
     # The foreign keys.
@@ -391,18 +405,35 @@ def md_cell(s):
 
 
 def write_markdown(path, md_keys, md_refs):
+    """The tables of docs/results/AUDIT-APPS.md: every key of a table with rows, the keys of the empty
+    tables counted by what the audit said, the foreign keys onto keys with rows, the others counted."""
+    verdict = lambda right, problems: "right" if right else "**wrong**: " + "; ".join(problems)  # noqa: E731
     with open(path, "w") as out:
-        out.write("| database | table | key | what makes it | rows | key_kind | insert_order | finding | right? |\n")
-        out.write("|---|---|---|---|---:|---|---|---|---|\n")
-        for db, table, column, kind, nrows, a, right, problems in md_keys:
-            order = a["insert_order"] + (f" ({a['newest_rank']:.2f})" if a["newest_rank"] is not None else "")
-            verdict = "right" if right else "**wrong**: " + "; ".join(problems)
-            out.write("| " + " | ".join(md_cell(x) for x in (db, table, column, kind, nrows, a["key_kind"], order, a["finding"], verdict)) + " |\n")
-        out.write("\n| database | parent | child (columns) | parent's kind | child rows | child_index | finding | right? |\n")
-        out.write("|---|---|---|---|---:|---|---|---|\n")
+        out.write("| database | table | key | what makes it | rows | key_kind | key_form | insert_order (newest_rank; rows ranked) | finding | |\n")
+        out.write("|---|---|---|---|---:|---|---|---|---|---|\n")
+        empty = collections.Counter()
+        for db, table, column, kind, nrows, a, sample_text, right, problems in md_keys:
+            if kind == "empty":
+                empty[(db, a["key_kind"], a["finding"], verdict(right, problems))] += 1
+                continue
+            order = a["insert_order"] + (f" ({a['newest_rank']:.2f}; {sample_text})" if a["newest_rank"] is not None else "")
+            cells = (db, table, column, kind, nrows, a["key_kind"], a["key_form"] or "", order, a["finding"], verdict(right, problems))
+            out.write("| " + " | ".join(md_cell(x) for x in cells) + " |\n")
+        out.write("\n| database | keys of empty tables | key_kind | finding | |\n|---|---:|---|---|---|\n")
+        for (db, kk, finding, v), n in empty.items():
+            out.write("| " + " | ".join(md_cell(x) for x in (db, n, kk, finding, v)) + " |\n")
+        out.write("\n| database | key | child (columns) | child rows | child_index | finding | |\n")
+        out.write("|---|---|---|---:|---|---|---|\n")
+        onto_empty = collections.Counter()
         for db, parent, child, ccols, pkind, crows, r, right, problems in md_refs:
-            verdict = "right" if right else "**wrong**: " + "; ".join(problems)
-            out.write("| " + " | ".join(md_cell(x) for x in (db, parent, f"{child} ({ccols})", pkind, crows, r["child_index"] or "none", r["finding"], verdict)) + " |\n")
+            if pkind == "empty":
+                onto_empty[(db, r["finding"], verdict(right, problems))] += 1
+                continue
+            cells = (db, f"{parent} ({pkind})", f"{child} ({ccols})", crows, r["child_index"] or "none", r["finding"], verdict(right, problems))
+            out.write("| " + " | ".join(md_cell(x) for x in cells) + " |\n")
+        out.write("\n| database | foreign keys onto keys of empty tables | finding | |\n|---|---:|---|---|\n")
+        for (db, finding, v), n in onto_empty.items():
+            out.write("| " + " | ".join(md_cell(x) for x in (db, n, finding, v)) + " |\n")
 
 
 def main(path, out_dir):
@@ -418,7 +449,7 @@ def main(path, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "audit-keys.tsv"), "w") as out:
         out.write("\t".join(["database", "table", "index", "key", "kind", "made_by", "rows", "heap_pages", "key_kind", "kind_basis",
-                             "key_form", "value_kinds", "insert_order", "newest_rank", "finding", "expected_key_kind",
+                             "key_form", "value_kinds", "insert_order", "newest_rank", "order_sample", "finding", "expected_key_kind",
                              "expected_insert_order", "expected_finding", "result"]) + "\n")
         for r in rows_tsv:
             out.write("\t".join(str(x) for x in r) + "\n")
