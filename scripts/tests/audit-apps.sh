@@ -27,8 +27,9 @@
 # must agree with the extension's row by row (scripts/tests/audit_plain/compare.py).
 # keybench must be installed in that PostgreSQL (cargo pgrx install; .pg/MAJOR, or the install
 # KB_PG_CONFIG names); its library need not be preloaded.
-# Results: target/audit-apps/audit-keys.tsv, audit-references.tsv, audit-tables.md (the tables of
-# docs/results/AUDIT-APPS.md); each step's seconds in target/audit-apps/logs/timings.txt.
+# Results: target/audit-apps/pgMAJOR/audit-keys.tsv, audit-references.tsv, audit-tables.md (the
+# tables of docs/results/AUDIT-APPS.md); each step's output and seconds in target/audit-apps/pgMAJOR/logs
+# (a directory per major: scripts/test.sh runs majors side by side; they share the venv).
 # Usage: scripts/tests/audit-apps.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -38,7 +39,8 @@ v=${1:-18}
 name=auditapps$v
 here=scripts/tests/audit_apps
 work=$KB_ROOT/target/audit-apps
-logs=$work/logs
+outdir=$work/pg$v
+logs=$outdir/logs
 mkdir -p "$logs"
 : > "$logs/timings.txt"
 timed() { # timed LABEL CMD...: runs CMD, its output to $logs/LABEL.log, its seconds to timings.txt
@@ -74,9 +76,11 @@ make_venv() {
          && "$venv/bin/pip" install -q --no-index --find-links "$work/wheels" "${pins[@]}"; } || return 1
   echo "$stamp" > "$venv/.stamp"
 }
+exec 9>"$work/venv.lock" && flock 9  # one script at a time makes the venv
 if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
   if ! timed venv make_venv; then not_ok "the venv of the pinned applications ($(tail -3 "$logs/venv.log"))"; exit 1; fi
 fi
+flock -u 9
 ok "the venv holds the pinned applications ($("$py" -c 'import django, silk, django_q, mlflow, prefect; print("django", django.__version__, "mlflow", mlflow.__version__, "prefect", prefect.__version__)' 2>&1))"
 
 # The cluster, of the PostgreSQL keybench is installed in (KB_PG_CONFIG: another install of MAJOR).
@@ -107,8 +111,8 @@ driver mlflow "MLflow's alembic migrations, then MlflowClient and tracing" "$py"
 # Its server's background services off (nothing is written after the calls return), no telemetry.
 # PREFECT_HOME anew each run: Prefect memoizes its block registration there (memo_store.toml) and
 # would skip registering its block types into this new database on a rerun.
-rm -rf "$work/prefect-home"
-export PREFECT_HOME=$work/prefect-home PREFECT_LOGGING_LEVEL=WARNING \
+rm -rf "$outdir/prefect-home"
+export PREFECT_HOME=$outdir/prefect-home PREFECT_LOGGING_LEVEL=WARNING \
   PREFECT_API_DATABASE_CONNECTION_URL="postgresql+asyncpg://postgres@/prefect?host=$PGHOST&port=$PGPORT" \
   PREFECT_API_DATABASE_MIGRATE_ON_START=false PREFECT_SERVER_ANALYTICS_ENABLED=false \
   PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED=false PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED=false \
@@ -136,7 +140,7 @@ for db in "${dbs[@]}"; do
 done
 check "keybench_audit and keybench_audit_references exist (keybench $want_version)" "2" \
   "$(psql -d silk -c "SELECT count(DISTINCT proname) FROM pg_proc WHERE proname IN ('keybench_audit', 'keybench_audit_references')")"
-timed check-audit "$py" "$here/check_audit.py" "$here/expected.tsv" "$work" || failed=1
+timed check-audit "$py" "$here/check_audit.py" "$here/expected.tsv" "$outdir" || failed=1
 grep -E '^(not )?ok - ' "$logs/check-audit.log"
 grep -qE '^Traceback|^[A-Za-z.]*Error' "$logs/check-audit.log" && not_ok "check_audit.py ran ($(tail -3 "$logs/check-audit.log" | tr '\n' ' '))"
 
