@@ -357,7 +357,10 @@ BEGIN
     WHEN main_form = 'hex32' THEN 'text: 32 hex digits'
     WHEN main_form = 'ulid' THEN 'text: 26 characters (ULID)'
     WHEN is_text AND main_form = 'text' THEN
-      'text: ' || coalesce((SELECT string_agg(l.key, ' or ' ORDER BY l.key::int) FROM jsonb_each_text(vals->'text_lengths') l), '?')
+      -- up to three lengths named, more as their range
+      'text: ' || coalesce((SELECT CASE WHEN count(*) <= 3 THEN string_agg(l.key, ' or ' ORDER BY l.key::int)
+                                        ELSE min(l.key::int) || ' to ' || max(l.key::int) END
+                            FROM jsonb_each_text(vals->'text_lengths') l), '?')
       || ' characters, ' || coalesce(vals->>'text_alphabet', '?')
     ELSE type_name END
     || coalesce((SELECT format(' after a prefix (%s)', string_agg(p.key, ', ' ORDER BY p.key))

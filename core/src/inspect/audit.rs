@@ -288,13 +288,25 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
     let rebuilt = |d: f64| mb((f.index_bytes as f64 * d / 90.0) as i64);
     let mut out: Vec<String> = Vec::new();
     match finding {
-        Finding::RandomUuidDefault => out.push(format!(
-            "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
-             split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
-             read pages from outside the cache. Change the default to UUID v7 — one statement, no \
-             rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
-            f.table, f.column, f.uuidv7_call
-        )),
+        Finding::RandomUuidDefault => {
+            out.push(format!(
+                "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
+                 split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
+                 read pages from outside the cache. Change the default to UUID v7 — one statement, no \
+                 rewrite, existing keys stay valid: ALTER TABLE {} ALTER COLUMN {} SET DEFAULT {};",
+                f.table, f.column, f.uuidv7_call
+            ));
+            // Values read (their bytes measured) and v4 as the default makes them: the client may
+            // be making them all the same, which no value tells.
+            if f.key_bytes.is_some() {
+                out.push(
+                    "Its values are v4, as the default makes them; v4 keys an application sends itself \
+                     (an ORM's uuid4()) look the same from here, and then the application's generator is \
+                     the one to change."
+                        .into(),
+                );
+            }
+        }
         Finding::RandomUuidKeys => out.push(format!(
             "Random UUID v4 keys made by the client ({size}; {density}): every insert lands on a random \
              leaf, as with a v4 default, but the column has none to change: the application makes them. \
@@ -813,6 +825,18 @@ mod unit_tests {
         ] {
             assert!(v.contains(needle), "{needle} in {v}");
         }
+        // A v4 default whose values were read: the client may be the one making them.
+        assert_eq!(f.key_bytes, None);
+        assert!(!v.contains("an application sends itself"), "{v}");
+        let sampled = Facts {
+            key_bytes: Some(16.0),
+            ..f.clone()
+        };
+        let v = verdict(KeyKind::UuidV4, Finding::RandomUuidDefault, &sampled);
+        assert!(
+            v.contains("SET DEFAULT uuidv7()") && v.contains("v4 keys an application sends itself"),
+            "{v}"
+        );
         let v = verdict(KeyKind::UuidV4, Finding::RandomUuidKeys, &f);
         assert!(
             v.contains("made by the client") && v.contains("the application makes them"),
