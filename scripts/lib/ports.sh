@@ -39,6 +39,7 @@ audit-sample            59900   1        scripts/tests/audit-sample.sh: pgbench 
 curve                   60000   3        scripts/reports/curve.sh: the sweeps, under a memory cap, the report
 gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D, E
 bench-audit             60300   1        scripts/bench/bench-audit-sample.sh
+plan-load               60400   1        scripts/tests/plan-load.sh: pgbench through each case of keybench_plan
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
