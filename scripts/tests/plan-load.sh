@@ -64,7 +64,7 @@ client_pids=()
 trap 'for p in "${client_pids[@]}"; do kill "$p" 2>/dev/null; done; cluster_stop "$name" "$v"' EXIT
 started=$SECONDS
 cluster_start "$name" "$v" "$(port_for plan-load "$v")" fsync=off log_lock_waits=on \
-  "log_line_prefix='%n [%p] %a: '" max_connections=50 >/dev/null || { not_ok "cluster"; exit 1; }
+  "log_line_prefix='%n [%p] %a: '" >/dev/null || { not_ok "cluster"; exit 1; }
 work=$KB_ROOT/target/clusters/$name
 log=$work/server.log
 printf 'major\tcase\tstep\tmetric\tvalue\n' > "$tsv"
@@ -72,7 +72,6 @@ uuidv7=$([ "$v" -ge 18 ] && echo "uuidv7()" || echo "public.uuidv7()")
 pgbench_failures=$([ "$v" -ge 15 ] && echo "--failures-detailed")
 
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$1" "$2" "$3" "$4" >> "$tsv"; } # record CASE STEP METRIC VALUE
-now() { date +%s.%N; }
 
 # clients_start TAG APP MODE CLIENTS RATE SCRIPT@WEIGHT...: pgbench in the background (its pid in
 # client_pids), its output in $work/TAG.out, its log of every transaction $work/TAG.*; waits until
