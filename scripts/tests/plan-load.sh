@@ -61,6 +61,7 @@ out=$KB_ROOT/target/plan-load
 tsv=$out/pg$v.tsv
 mkdir -p "$out"
 client_pids=()
+# pgbench and the lock sampler still running (their pids; forgotten once waited for).
 trap 'for p in "${client_pids[@]}"; do kill "$p" 2>/dev/null; done; cluster_stop "$name" "$v"' EXIT
 started=$SECONDS
 cluster_start "$name" "$v" "$(port_for plan-load "$v")" fsync=off log_lock_waits=on \
@@ -86,9 +87,14 @@ clients_start() {
   wait_for "SELECT count(*) >= $c FROM pg_stat_activity WHERE application_name = '$app'" || not_ok "$tag: pgbench's clients connected"
 }
 clients_stop() { # clients_stop TAG: SIGALRM (the end of -T), then its exit status
-  local pid; eval "pid=\$${1}_pid"
+  local pid rc; eval "pid=\$${1}_pid"
   kill -ALRM "$pid" 2>/dev/null
-  wait "$pid"
+  wait "$pid"; rc=$?
+  forget "$pid"
+  return $rc
+}
+forget() { # forget PID: waited for, so no longer the EXIT trap's to kill
+  local i; for i in "${!client_pids[@]}"; do [ "${client_pids[$i]}" = "$1" ] && unset 'client_pids[$i]'; done
 }
 # processed TAG SCRIPT: the transactions of that script pgbench completed, from its log of every
 # transaction (script_no, its 4th field, counts from 0 in the order of -f; a failed or skipped one
@@ -131,7 +137,7 @@ sampler_start() {
   sampler_pid=$!
   client_pids+=($sampler_pid)
 }
-sampler_stop() { kill -INT "$sampler_pid" 2>/dev/null; wait "$sampler_pid" 2>/dev/null; }
+sampler_stop() { kill -INT "$sampler_pid" 2>/dev/null; wait "$sampler_pid" 2>/dev/null; forget "$sampler_pid"; }
 
 # waits CASE: the waits the sampler saw, one a line: "start|pid|app|ms|mode|lock" (ms: its last
 # sample minus its start).
