@@ -40,6 +40,7 @@ curve                   60000   3        scripts/reports/curve.sh: the sweeps, u
 gaps                    59500   4        scripts/reports/gaps.sh: parts A, B, C, D, E
 bench-audit             60300   1        scripts/bench/bench-audit-sample.sh
 audit-apps              60400   1        scripts/tests/audit-apps.sh: real applications, their own schemas and keys
+plan-load               60500   1        scripts/tests/plan-load.sh: pgbench through each case of keybench_plan
 audit-plain             60800   1        scripts/tests/audit-plain.sh: keybench-audit.sql against keybench_audit
 bench-audit-values      60900   1        scripts/bench/bench-audit-values.sh: the value sample against a scan
 '
