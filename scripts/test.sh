@@ -16,7 +16,10 @@
 #      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
 #      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), a primary
 #      with a streaming standby (scripts/tests/standby-test.sh), keybench_audit's sample while
-#      pgbench inserts (scripts/tests/audit-sample.sh), and the install packages made
+#      pgbench inserts (scripts/tests/audit-sample.sh), the plain-SQL audit against the extension's
+#      (scripts/tests/audit-plain.sh), real applications' databases audited against their keys'
+#      ground truth (scripts/tests/audit-apps.sh), keybench_plan's statements under pgbench
+#      (scripts/tests/plan-load.sh), and the install packages made
 #      from that major's build (scripts/tests/package-check.sh: the .deb against the tarball of
 #      the same major: layout, modes, PG_MODULE_MAGIC, libraries, lintian; no new compile)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
@@ -149,6 +152,10 @@ major() {
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
   echo "-- scripts/tests/audit-plain.sh $v: keybench-audit.sql without keybench, then against keybench_audit on the same database"
   run_step "target/logs/audit-plain-pg$v.log" "pg$v plain-SQL audit" bash scripts/tests/audit-plain.sh "$v"
+  echo "-- scripts/tests/audit-apps.sh $v: real applications' databases (their own migrations and code, from PyPI) audited against their keys' ground truth"
+  run_step "target/logs/audit-apps-pg$v.log" "pg$v audit apps" bash scripts/tests/audit-apps.sh "$v"
+  echo "-- scripts/tests/plan-load.sh $v: keybench_plan's statements run while pgbench writes and reads"
+  run_step "target/logs/plan-load-pg$v.log" "pg$v plan under load" bash scripts/tests/plan-load.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
   echo "-- scripts/tests/package-check.sh $v: the .deb and the tarball of this build (cargo pgrx package --debug)"

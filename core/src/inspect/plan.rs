@@ -83,8 +83,15 @@ fn q(s: &str) -> String {
 /// lock is not granted in time: an ALTER that waits behind a long transaction would otherwise
 /// queue every query of the table behind it.
 fn with_retries(statement: &str, o: &Options) -> String {
+    retried(&format!("{statement};"), "lock_not_available", o)
+}
+
+/// `body` (statements, each ending in `;`) in one DO block: under the plan's lock_timeout, tried
+/// again a second later when one of `conditions` ends it, `retries` times in all.
+fn retried(body: &str, conditions: &str, o: &Options) -> String {
+    let body = body.replace('\n', "\n      ");
     format!(
-        "DO $plan$\nDECLARE\n  tries int := 0;\nBEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '{}ms', true);\n  LOOP\n    BEGIN\n      {statement};\n      EXIT;\n    EXCEPTION WHEN lock_not_available THEN\n      tries := tries + 1;\n      IF tries >= {} THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$",
+        "DO $plan$\nDECLARE\n  tries int := 0;\nBEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '{}ms', true);\n  LOOP\n    BEGIN\n      {body}\n      EXIT;\n    EXCEPTION WHEN {conditions} THEN\n      tries := tries + 1;\n      IF tries >= {} THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$",
         o.lock_timeout_ms,
         o.retries
     )
@@ -129,7 +136,9 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     "A change of the catalog only: no rewrite, existing keys stay as they are. \
                      PostgreSQL 18's own uuidv7() needs no extension. The ALTER takes an ACCESS \
                      EXCLUSIVE lock for a moment; the lock_timeout keeps it from queueing the \
-                     table's queries behind a long transaction, and it is tried again."
+                     table's queries behind a long transaction, and it is tried again. While it \
+                     waits, every query of the table waits behind it: each try stalls the \
+                     application for up to the lock_timeout."
                         .into()
                 } else {
                     format!(
@@ -140,7 +149,8 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                          drop the default), and a dump needs keybench installed where it is \
                          restored. Once on PostgreSQL 18, the same statement with \
                          pg_catalog.uuidv7() frees it. The ALTER takes an ACCESS EXCLUSIVE lock \
-                         for a moment, under the lock_timeout, tried again.",
+                         for a moment, under the lock_timeout, tried again; each try stalls the \
+                         table's queries for up to the lock_timeout.",
                         s.server_version_num / 10000
                     )
                 },
@@ -163,7 +173,11 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                 ),
                 note: "Only if the ids show outside the database (URLs, APIs, other systems): the \
                        bigint stays the key, the uuid is what the world sees. Without a default \
-                       the column is added to the catalog alone, no rewrite."
+                       the column is added to the catalog alone, no rewrite. A statement prepared \
+                       before it that reads SELECT * (as ORMs send it) fails after it (cached plan \
+                       must not change result type) until the application prepares it again \
+                       (a new connection, or DISCARD ALL); statements that name their columns \
+                       are not affected."
                     .into(),
             });
             out.push(Step {
@@ -242,8 +256,17 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     format!("{}.ulid_to_uuid({c})", s.ext_schema)
                 }
             };
-            // The foreign keys first (a key of another type cannot reference the new one), the
-            // key, the referencing columns, then the foreign keys again, unchecked until later.
+            // The table and its children locked, in that order (parent first, as an application
+            // writes them); the foreign keys dropped (a key of another type cannot reference the
+            // new one), the key, the referencing columns, then the foreign keys again, unchecked
+            // until later.
+            let mut locked = vec![s.table.clone()];
+            for r in &s.references {
+                if !locked.contains(&r.table) {
+                    locked.push(r.table.clone());
+                }
+            }
+            let locks = locked.join(", ");
             let mut statements: Vec<String> = s
                 .references
                 .iter()
@@ -309,10 +332,27 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                         .map(|b| format!("{b:.0}"))
                         .unwrap_or_else(|| if s.kind.is_uuid_text() { "37" } else { "27" }.into())
                 ),
-                statement: format!("BEGIN;\n{};\nCOMMIT", statements.join(";\n")),
+                statement: retried(
+                    &format!("LOCK TABLE {locks} IN ACCESS EXCLUSIVE MODE;\n{};", statements.join(";\n")),
+                    "lock_not_available OR deadlock_detected",
+                    o,
+                ),
                 note: format!(
                     "A rewrite of the table and every index on it, under an ACCESS EXCLUSIVE lock for its whole \
-                     length (reads wait too): plan a maintenance window, with room for a second copy. {refs}"
+                     length (reads wait too): plan a maintenance window, with room for a second copy. {refs} \
+                     {order} A try that times out or meets a deadlock is rolled back and tried again; each try \
+                     stalls the tables' queries for up to the lock_timeout. After it, every statement prepared \
+                     before it that returns the key or takes it as a parameter fails (cached plan must not \
+                     change result type; operator does not exist: uuid = text): the application must prepare \
+                     them again (a new connection, or DISCARD ALL).",
+                    order = if s.references.is_empty() {
+                        "The lock is taken under the lock_timeout."
+                    } else {
+                        "The table is locked first, then the children that reference it, under the \
+                         lock_timeout: an application transaction that writes a row and then its children's \
+                         rows finishes before the rewrite starts, where dropping a child's foreign key first \
+                         would lock the child and deadlock with it."
+                    }
                 ),
             });
             for r in &s.references {
@@ -434,12 +474,23 @@ mod unit_tests {
         assert_eq!(p.len(), 2);
         assert_eq!(
             p[0].statement,
-            "BEGIN;\nALTER TABLE items DROP CONSTRAINT items_order_id_fkey;\n\
-             ALTER TABLE \"public\".\"orders\" ALTER COLUMN \"id\" TYPE uuid USING \"id\"::uuid;\n\
-             ALTER TABLE items ALTER COLUMN order_id TYPE uuid USING order_id::uuid;\n\
-             ALTER TABLE items ADD CONSTRAINT items_order_id_fkey FOREIGN KEY (order_id) REFERENCES \"public\".\"orders\" (\"id\") NOT VALID;\nCOMMIT"
+            "DO $plan$\nDECLARE\n  tries int := 0;\nBEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '2000ms', true);\n  LOOP\n    BEGIN\n      \
+             LOCK TABLE \"public\".\"orders\", items IN ACCESS EXCLUSIVE MODE;\n      \
+             ALTER TABLE items DROP CONSTRAINT items_order_id_fkey;\n      \
+             ALTER TABLE \"public\".\"orders\" ALTER COLUMN \"id\" TYPE uuid USING \"id\"::uuid;\n      \
+             ALTER TABLE items ALTER COLUMN order_id TYPE uuid USING order_id::uuid;\n      \
+             ALTER TABLE items ADD CONSTRAINT items_order_id_fkey FOREIGN KEY (order_id) REFERENCES \"public\".\"orders\" (\"id\") NOT VALID;\n      \
+             EXIT;\n    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN\n      tries := tries + 1;\n      \
+             IF tries >= 10 THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$"
         );
-        assert!(p[0].note.contains("ACCESS EXCLUSIVE"));
+        for needle in [
+            "ACCESS EXCLUSIVE",
+            "deadlock",
+            "prepare them again",
+            "locked first",
+        ] {
+            assert!(p[0].note.contains(needle), "{needle} in {}", p[0].note);
+        }
         assert_eq!(
             p[1].statement,
             "ALTER TABLE items VALIDATE CONSTRAINT items_order_id_fkey"
