@@ -193,6 +193,9 @@ DECLARE
   is_uuid boolean;
   is_int boolean;
   result jsonb;
+  top_q text;
+  top_plan json;
+  top_tid tid;
 BEGIN
   nblocks := pg_relation_size(tab) / current_setting('block_size')::int;
   IF nblocks = 0 THEN
@@ -203,6 +206,14 @@ BEGIN
     FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
     WHERE a.attrelid = tab AND a.attname = col;
   tail_from := greatest(nblocks - tail_pages, 0);
+  -- The highest key's row, read through the index backwards, and only so: where no index gives the
+  -- column's order (another collation or operator class), the plan would scan the whole table, and
+  -- the sample goes without it.
+  top_q := format('SELECT ctid FROM %s WHERE %I IS NOT NULL ORDER BY %I DESC LIMIT 1', tab, col, col);
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || top_q INTO top_plan;
+  IF top_plan::text LIKE '%"Scan Direction": "Backward"%' AND top_plan::text NOT LIKE '%"Sort"%' THEN
+    EXECUTE top_q INTO top_tid;
+  END IF;
   k := least(sample_pages::bigint, tail_from)::int;
   -- The spread pages, then the tail as one TID range: every bound is a constant, so the planner
   -- makes each a TID Range Scan (never a sequential scan).
@@ -227,8 +238,7 @@ BEGIN
                / nullif((SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class), 0) AS rank,
              (SELECT count(*) FROM v r WHERE NOT r.newest AND r.key < n.key)::float8
                / nullif((SELECT count(*) FROM v r WHERE NOT r.newest), 0) AS rank_all
-      FROM v n WHERE n.newest),
-    top AS (SELECT ctid AS t FROM %s ORDER BY %I DESC NULLS LAST LIMIT 1)
+      FROM v n WHERE n.newest)
     SELECT jsonb_strip_nulls(jsonb_build_object(
       'pages', %s,
       'spread_pages', %s,
@@ -261,9 +271,9 @@ BEGIN
       'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked WHERE rank_all IS NOT NULL),
       'ranked_rows_all', (SELECT count(rank_all) FROM ranked),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
-      'highest_key_is_newest', (SELECT (t >= %L::tid) FROM top)))
-    $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid, tab, col,
-        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from));
+      'highest_key_is_newest', %L::tid >= %L::tid))
+    $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid,
+        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
   RETURN result;
 END $$;
@@ -274,12 +284,14 @@ END $$;
 -- otherwise. Returns the kind (the labels of keybench_audit's key_kind, which src/inspect/audit.rs
 -- reads), how it was decided, the key's form in storage and its bytes per key, the kinds its
 -- values hold with the share of each, when the table switched from v4 to v7 keys (the first v7
--- time the sample holds), whether new rows' keys land in order, and a note when the default and
--- the values disagree.
+-- time the sample holds), where it holds several kinds those of its newest rows ('v7 40 of the 40
+-- newest rows'), whether new rows' keys land in order, and a note when the default and the values
+-- disagree.
 CREATE FUNCTION pg_temp.audit_classify(type_name text, identity text, default_expr text, columns int,
                                         is_expression boolean, vals jsonb)
 RETURNS TABLE (kind text, basis text, key_form text, key_bytes float8, value_kinds text,
-               switched_at timestamptz, insert_order text, newest_rank float8, ranked_rows int, note text)
+               switched_at timestamptz, newest_kinds text, insert_order text, newest_rank float8, ranked_rows int,
+               note text)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d text := lower(coalesce(default_expr, ''));
@@ -413,6 +425,13 @@ BEGIN
   END IF;
   IF versions ? 'v7' AND versions ? 'v4' AND main = 'v7' THEN
     switched_at := to_timestamp((vals->>'v7_first_ms')::bigint / 1000.0);
+  END IF;
+  -- Where the values hold several kinds: what the newest rows (the table's last pages) hold, so
+  -- that a switch is seen to be complete, or another writer seen still to make the old kind.
+  IF value_kinds IS NOT NULL THEN
+    newest_kinds := (SELECT string_agg(format('%s %s', v.key, v.value), ', ' ORDER BY v.value::bigint DESC, v.key)
+                     FROM jsonb_each_text(vals->'newest_versions') v)
+                    || format(' of the %s newest rows', vals->>'newest_rows');
   END IF;
   -- The order of new rows' keys: ranked among the sampled keys of their own version where the
   -- version means something (a table that switched from v4 to v7 holds both), else among them all.

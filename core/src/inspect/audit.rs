@@ -245,6 +245,9 @@ pub struct Facts {
     /// The kinds the values hold with their shares, and when they switched to v7.
     pub value_kinds: Option<String>,
     pub switched_at: Option<String>,
+    /// Where the values hold several kinds, those of the newest rows ("v7 40 of the 40 newest
+    /// rows"; None: not sampled, or one kind).
+    pub newest_kinds: Option<String>,
     /// Whether new rows' keys land in order ('in order', 'random', 'partly in order', 'unknown').
     pub insert_order: String,
     /// How the key is stored ('uuid', 'text: 36 characters', ... 'after a prefix (tr-)').
@@ -314,24 +317,40 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
              ALTER COLUMN {} SET DEFAULT {}; and stop sending it); existing keys stay valid.",
             f.table, f.column, f.uuidv7_call
         )),
-        Finding::SwitchedToV7 => out.push(format!(
-            "Switched to UUID v7 ({size}; {density}): its keys are {}{}; new rows get v7 keys, which \
-             land in order among the v7 keys. The v4 keys stay where they are: their leaves keep their \
-             density and take no more inserts; REINDEX INDEX CONCURRENTLY at a quiet hour packs them \
-             again{}.",
-            f.value_kinds.as_deref().unwrap_or("mixed"),
-            f.switched_at
-                .as_deref()
-                .map(|t| format!(
-                    ", the first v7 key in the sample from {}",
-                    t.replacen('T', " ", 1)
-                ))
-                .unwrap_or_default(),
-            f.density
-                .filter(|d| *d < 85.0)
-                .map(|d| format!(" (to about {} from {})", rebuilt(d), mb(f.index_bytes)))
-                .unwrap_or_default()
-        )),
+        Finding::SwitchedToV7 => {
+            // Measured from the newest rows (the table's last pages), not assumed: another
+            // writer may still make v4 keys.
+            let newest = match f.newest_kinds.as_deref() {
+                Some(n) if n.split(", ").any(|k| k.starts_with("v4 ")) => format!(
+                    "The newest rows still hold v4 keys ({n}): something still makes v4 keys (another \
+                     client, or a path that sends its own key), and each of them lands on a random leaf \
+                     of the old part. Find it before counting the switch done"
+                ),
+                Some(n) => format!(
+                    "The newest rows' keys are all v7 ({n}): new rows land in order among the v7 keys, \
+                     and the v4 keys' leaves take no more inserts; they keep their density"
+                ),
+                None => "Whether new rows still get v4 keys was not measured (no rows sampled from the \
+                         table's last pages)"
+                    .into(),
+            };
+            out.push(format!(
+                "Switched to UUID v7 ({size}; {density}): its keys are {}{}. {newest}. REINDEX INDEX \
+                 CONCURRENTLY at a quiet hour packs the old part again{}.",
+                f.value_kinds.as_deref().unwrap_or("mixed"),
+                f.switched_at
+                    .as_deref()
+                    .map(|t| format!(
+                        ", the first v7 key in the sample from {}",
+                        t.replacen('T', " ", 1)
+                    ))
+                    .unwrap_or_default(),
+                f.density
+                    .filter(|d| *d < 85.0)
+                    .map(|d| format!(" (to about {} from {})", rebuilt(d), mb(f.index_bytes)))
+                    .unwrap_or_default()
+            ));
+        }
         Finding::UuidText => {
             let what = match kind {
                 KeyKind::UuidV7Text => "UUID v7",
@@ -911,7 +930,34 @@ mod unit_tests {
             },
         );
         assert!(
-            v.contains("v4 78.0%, v7 22.0%") && v.contains("2026-11-03") && v.contains("REINDEX"),
+            v.contains("v4 78.0%, v7 22.0%")
+                && v.contains("2026-11-03")
+                && v.contains("REINDEX")
+                && v.contains("was not measured"),
+            "{v}"
+        );
+        // Whether v4 keys still arrive is the newest rows' to say.
+        let switched = |newest: &str| {
+            verdict(
+                KeyKind::UuidV7,
+                Finding::SwitchedToV7,
+                &Facts {
+                    value_kinds: Some("v4 78.0%, v7 22.0%".into()),
+                    newest_kinds: Some(newest.into()),
+                    ..f.clone()
+                },
+            )
+        };
+        let v = switched("v7 40 of the 40 newest rows");
+        assert!(
+            v.contains("all v7 (v7 40 of the 40 newest rows)")
+                && v.contains("take no more inserts"),
+            "{v}"
+        );
+        let v = switched("v7 37, v4 3 of the 40 newest rows");
+        assert!(
+            v.contains("still hold v4 keys (v7 37, v4 3 of the 40 newest rows)")
+                && !v.contains("take no more inserts"),
             "{v}"
         );
         let v = verdict(
