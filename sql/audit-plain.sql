@@ -87,7 +87,7 @@ BEGIN
       INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
       FROM keybench.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
     r.finding := keybench.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                        nullif(d.avg_leaf_density, 'NaN'));
+                                        nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
     r.sources := array_to_string(notes || ('key kind: ' || c.basis)
                                  || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
                                  || CASE WHEN vals IS NULL AND NOT k.selectable

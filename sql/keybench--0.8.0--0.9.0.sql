@@ -660,9 +660,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
 
 -- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
--- has `leaf_pages` leaves at `density` percent (NULL: not measured).
+-- has `leaf_pages` leaves at `density` percent (NULL: not measured), stored as `key_form` in
+-- `key_bytes` bytes a key (NULL: not sampled).
 CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, insert_order text,
-                                       leaf_pages bigint, density float8)
+                                       leaf_pages bigint, density float8, key_form text DEFAULT NULL,
+                                       key_bytes float8 DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 SELECT CASE
@@ -672,6 +674,11 @@ SELECT CASE
   WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
   WHEN kind = 'ulid as text' THEN 'ulid stored as text'
   WHEN kind = 'random text' THEN 'random text key'
+  -- Integers in another type than an integer's (numeric, text, varchar: key_form names the type
+  -- where the values are integers) that takes more than bigint's 8 bytes a key in the rows.
+  WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')
+   AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
+    THEN 'integers stored wide'
   WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression') THEN 'keys land at random'
   WHEN density < 75 AND leaf_pages >= keybench.audit_min_leaves() THEN 'low leaf density'
   WHEN density < 75 THEN 'too small to judge'

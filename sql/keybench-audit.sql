@@ -460,9 +460,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
 
 -- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
--- has `leaf_pages` leaves at `density` percent (NULL: not measured).
+-- has `leaf_pages` leaves at `density` percent (NULL: not measured), stored as `key_form` in
+-- `key_bytes` bytes a key (NULL: not sampled).
 CREATE FUNCTION pg_temp.audit_finding(kind text, basis text, value_kinds text, insert_order text,
-                                       leaf_pages bigint, density float8)
+                                       leaf_pages bigint, density float8, key_form text DEFAULT NULL,
+                                       key_bytes float8 DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 SELECT CASE
@@ -472,6 +474,11 @@ SELECT CASE
   WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
   WHEN kind = 'ulid as text' THEN 'ulid stored as text'
   WHEN kind = 'random text' THEN 'random text key'
+  -- Integers in another type than an integer's (numeric, text, varchar: key_form names the type
+  -- where the values are integers) that takes more than bigint's 8 bytes a key in the rows.
+  WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')
+   AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
+    THEN 'integers stored wide'
   WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression') THEN 'keys land at random'
   WHEN density < 75 AND leaf_pages >= pg_temp.audit_min_leaves() THEN 'low leaf density'
   WHEN density < 75 THEN 'too small to judge'
@@ -617,7 +624,7 @@ BEGIN
       INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
       FROM pg_temp.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
     r.finding := pg_temp.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                        nullif(d.avg_leaf_density, 'NaN'));
+                                        nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
     r.sources := array_to_string(notes || ('key kind: ' || c.basis)
                                  || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
                                  || CASE WHEN vals IS NULL AND NOT k.selectable

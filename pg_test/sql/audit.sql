@@ -54,6 +54,12 @@ CREATE TABLE client.ulid_text (id varchar(26) PRIMARY KEY, n int);
 CREATE TABLE client.ulid_uuid (id uuid PRIMARY KEY, n int);
 CREATE TABLE client.snowflake (id bigint PRIMARY KEY, n int);
 CREATE TABLE client.ints (id bigint PRIMARY KEY, n int);
+-- Integers wider than they need: as text and as numeric, of 11 and 12 digits (a small integer's
+-- numeric takes fewer bytes than a bigint, and is no finding).
+CREATE TABLE client.ints_text (id varchar(20) PRIMARY KEY, n int);
+CREATE TABLE client.ints_numeric (id numeric PRIMARY KEY, n int);
+-- Snowflakes as text: their time is read by no keybench function from text (no rows per day).
+CREATE TABLE client.snowflake_text (id text PRIMARY KEY, n int);
 CREATE TABLE client.nanoids (id text PRIMARY KEY, n int);
 CREATE TABLE client.v1_swapped (id uuid PRIMARY KEY, n int);
 -- The client's default says gen_random_uuid(), but the client sends v7 keys (as Prefect does).
@@ -71,6 +77,9 @@ INSERT INTO client.ulid_text SELECT public.ulid_monotonic(), g FROM generate_ser
 INSERT INTO client.ulid_uuid SELECT public.ulid_monotonic_uuid(), g FROM generate_series(1, 50000) g;
 INSERT INTO client.snowflake SELECT public.snowflake_id(), g FROM generate_series(1, 50000) g;
 INSERT INTO client.ints SELECT g * 3, g FROM generate_series(1, 50000) g;
+INSERT INTO client.ints_text SELECT (10000000000 + g)::text, g FROM generate_series(1, 50000) g;
+INSERT INTO client.ints_numeric SELECT 100000000000 + g * 7, g FROM generate_series(1, 50000) g;
+INSERT INTO client.snowflake_text SELECT public.snowflake_id()::text, g FROM generate_series(1, 5000) g;
 INSERT INTO client.nanoids SELECT public.nanoid(), g FROM generate_series(1, 50000) g;
 -- A version 1 uuid whose time fields are swapped so that it sorts by time (as MySQL's
 -- uuid_to_bin(u, 1) stores them): time_hi and version, time_mid, time_low, from 100 ns ticks.
@@ -116,6 +125,9 @@ SELECT value_kinds ~ '^v4 [78][0-9]\.[0-9]%, v7 [12][0-9]\.[0-9]%$' AS shares,
        verdict LIKE '%' || value_kinds || '%' AS verdict_states_shares,
        verdict ~ 'The newest rows'' keys are all v7 \(v7 [0-9]+ of the [0-9]+ newest rows\)' AS newest_all_v7
 FROM keybench_audit('client') WHERE table_name = 'switched';
+-- Integers in a wider type than bigint: the finding, and the statement that converts them.
+SELECT table_name, key_form, round(key_bytes) AS key_bytes, finding, verdict LIKE '%TYPE bigint USING id::bigint%' AS converts
+FROM keybench_audit('client') WHERE table_name LIKE 'ints%' OR table_name = 'snowflake_text' ORDER BY 1;
 -- Where v4 keys still arrive, the newest rows say so (measured, not assumed).
 SELECT finding, verdict ~ 'The newest rows still hold v4 keys \(v7 [0-9]+, v4 [0-9]+ of the [0-9]+ newest rows\)' AS says_v4_still_arrive,
        verdict NOT LIKE '%take no more inserts%' AS no_claim_of_done

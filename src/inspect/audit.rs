@@ -122,12 +122,13 @@ mod sql {
     /// is there even where the statistics were reset.
     fn key_rows_per_day(
         kind: KeyKind,
+        type_name: &str,
         schema: &str,
         table: &str,
         column: &str,
         ext: &str,
     ) -> Option<(f64, String)> {
-        let (time, floor) = kind.key_time(ext)?;
+        let (time, floor) = kind.key_time(ext, type_name)?;
         const CAP: i64 = 1_000_000;
         let col = quote_identifier(column);
         let q = format!(
@@ -444,7 +445,7 @@ mod sql {
             };
             let leaf_pages = density.as_ref().map(|d| d.leaf_pages);
             let finding_label: String = one(
-                "SELECT keybench.audit_finding($1, $2, $3, $4, $5, $6)",
+                "SELECT keybench.audit_finding($1, $2, $3, $4, $5, $6, $7, $8)",
                 &[
                     c.kind.clone().into(),
                     c.basis.clone().into(),
@@ -452,6 +453,8 @@ mod sql {
                     c.insert_order.clone().into(),
                     leaf_pages.into(),
                     density_figure.into(),
+                    c.key_form.clone().into(),
+                    c.key_bytes.into(),
                 ],
             )
             .unwrap_or_default();
@@ -532,9 +535,9 @@ mod sql {
             });
             let counts = measured.tables.get(&r.table_oid).copied();
             let key_rows_per_day = if r.selectable && r.columns == 1 {
-                r.column
-                    .as_deref()
-                    .and_then(|col| key_rows_per_day(kind, &r.schema, &r.table, col, &ext_schema))
+                r.column.as_deref().and_then(|col| {
+                    key_rows_per_day(kind, &r.type_name, &r.schema, &r.table, col, &ext_schema)
+                })
             } else {
                 None
             };

@@ -133,10 +133,35 @@ impl KeyKind {
         )
     }
 
-    /// The time in a key of this kind, as SQL over the key `k` with keybench's schema `ext`, and
-    /// the function giving the smallest key of a millisecond: the kinds whose keys carry their time
-    /// and keybench can read it.
-    pub fn key_time(self, ext: &str) -> Option<(String, String)> {
+    /// The time in a key of this kind stored as `type_name`, as SQL over the key `k` with
+    /// keybench's schema `ext`, and the function giving the smallest key of a millisecond: the
+    /// kinds whose keys carry their time, in the type keybench's functions read (a Snowflake in a
+    /// numeric or text column is read by none of them).
+    pub fn key_time(self, ext: &str, type_name: &str) -> Option<(String, String)> {
+        let native = match self {
+            KeyKind::UuidV7 | KeyKind::UlidUuid => type_name == "uuid",
+            KeyKind::UlidText => is_text_type(type_name),
+            KeyKind::Snowflake => type_name == "bigint",
+            KeyKind::Identity
+            | KeyKind::Sequence
+            | KeyKind::UuidV4
+            | KeyKind::UuidV1
+            | KeyKind::UuidV6
+            | KeyKind::UuidV8
+            | KeyKind::UuidOther
+            | KeyKind::UuidV4Text
+            | KeyKind::UuidV7Text
+            | KeyKind::UuidOtherText
+            | KeyKind::SnowflakeLike
+            | KeyKind::RandomText
+            | KeyKind::Integer
+            | KeyKind::Expression
+            | KeyKind::Composite
+            | KeyKind::ApplicationSupplied => false,
+        };
+        if !native {
+            return None;
+        }
         match self {
             KeyKind::UuidV7 => Some((
                 format!("{ext}.uuid_extract_timestamp(k)"),
@@ -183,6 +208,7 @@ pub enum Finding {
     UuidText,
     UlidText,
     RandomText,
+    WideIntegers,
     KeysLandAtRandom,
     LowLeafDensity,
     TooSmallToJudge,
@@ -190,13 +216,14 @@ pub enum Finding {
 }
 
 impl Finding {
-    pub const ALL: [Finding; 10] = [
+    pub const ALL: [Finding; 11] = [
         Finding::RandomUuidDefault,
         Finding::RandomUuidKeys,
         Finding::SwitchedToV7,
         Finding::UuidText,
         Finding::UlidText,
         Finding::RandomText,
+        Finding::WideIntegers,
         Finding::KeysLandAtRandom,
         Finding::LowLeafDensity,
         Finding::TooSmallToJudge,
@@ -211,6 +238,7 @@ impl Finding {
             Finding::UuidText => "uuid stored as text",
             Finding::UlidText => "ulid stored as text",
             Finding::RandomText => "random text key",
+            Finding::WideIntegers => "integers stored wide",
             Finding::KeysLandAtRandom => "keys land at random",
             Finding::LowLeafDensity => "low leaf density",
             Finding::TooSmallToJudge => "too small to judge",
@@ -389,6 +417,13 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             "Random text key ({size}; {density}; {bytes}): inserts land anywhere in the index, like \
              UUID v4, and text keys are larger and slower to compare. For new tables prefer a \
              time-ordered key (bigint identity, UUID v7)."
+        )),
+        Finding::WideIntegers => out.push(format!(
+            "Integers stored as {} ({size}; {density}; {bytes}, where a bigint takes 8 and compares as \
+             one machine word). Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE bigint USING {}::bigint; \
+             (rewrites the table and its indexes under an ACCESS EXCLUSIVE lock; the foreign keys onto it \
+             change type with it).",
+            f.type_name, f.table, f.column, f.column
         )),
         Finding::KeysLandAtRandom => out.push(format!(
             "The newest rows' keys land anywhere in the index ({size}; {density}): whatever its \
@@ -723,6 +758,19 @@ mod unit_tests {
     use super::*;
 
     #[test]
+    fn a_key_time_is_read_from_the_type_keybench_reads_only() {
+        assert!(KeyKind::Snowflake.key_time("kb", "bigint").is_some());
+        assert!(KeyKind::Snowflake.key_time("kb", "numeric").is_none());
+        assert!(KeyKind::Snowflake.key_time("kb", "text").is_none());
+        assert!(KeyKind::UuidV7.key_time("kb", "uuid").is_some());
+        assert!(KeyKind::UlidText
+            .key_time("kb", "character varying(26)")
+            .is_some());
+        assert!(KeyKind::UlidText.key_time("kb", "uuid").is_none());
+        assert!(KeyKind::UuidV4.key_time("kb", "uuid").is_none());
+    }
+
+    #[test]
     fn what_a_random_key_costs() {
         let wal = |w, f, n| {
             Some(crate::inspect::sample::RelWal {
@@ -934,6 +982,21 @@ mod unit_tests {
                 && v.contains("2026-11-03")
                 && v.contains("REINDEX")
                 && v.contains("was not measured"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::Integer,
+            Finding::WideIntegers,
+            &Facts {
+                type_name: "numeric".into(),
+                key_bytes: Some(9.0),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.starts_with("Integers stored as numeric")
+                && v.contains("9 bytes a key")
+                && v.contains("TYPE bigint USING"),
             "{v}"
         );
         // Whether v4 keys still arrive is the newest rows' to say.
