@@ -5,6 +5,8 @@
 --   readers and read_workload before distributed and shard_count (a positional call past
 --   clock_skew_ms meant different things to the two). It is dropped and created again, and the
 --   EXECUTE grants roles held on it given back.
+-- - keybench_run and keybench_compare take wal_compression (the workers' own setting): dropped and
+--   created again, their EXECUTE grants given back.
 -- - keybench.run_table_name and keybench.run_lock_class: the run table's name and the run lock's
 --   class, defined once; keybench_cleanup and keybench.kept_run call them.
 -- - The audit: sql/audit.sql's functions (keybench.audit_keys, audit_value, audit_values,
@@ -183,7 +185,57 @@ BEGIN
   RETURN r;
 END $$;
 
--- keybench_compare, its shared arguments in keybench_run's order.
+-- keybench_run: wal_compression, the workers' own (NULL: the server's).
+SELECT keybench.upgrade_save_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text)'::regprocedure);
+DROP FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text);
+CREATE  FUNCTION "keybench_run"(
+	"kind" TEXT,
+	"rows" bigint,
+	"batch_size" bigint DEFAULT NULL,
+	"clients" INT DEFAULT 1,
+	"payload_width" INT DEFAULT 60,
+	"shape" TEXT DEFAULT 'a',
+	"method" TEXT DEFAULT 'insert',
+	"fillfactor" INT DEFAULT 90,
+	"checkpoint_first" bool DEFAULT false,
+	"keep" bool DEFAULT false,
+	"ids_per_ms" INT DEFAULT 0,
+	"uuidv7_subms" TEXT DEFAULT 'counter',
+	"clock_skew_ms" INT DEFAULT 0,
+	"readers" INT DEFAULT 0,
+	"read_workload" TEXT DEFAULT 'point',
+	"distributed" bool DEFAULT false,
+	"shard_count" INT DEFAULT NULL,
+	"wait_for_standbys" bool DEFAULT false,
+	"standby_timeout" INT DEFAULT 600,
+	"checkpoint_every" bigint DEFAULT NULL,
+	"users" INT DEFAULT NULL,
+	"node_per_client" bool DEFAULT false,
+	"identity_cache" INT DEFAULT NULL,
+	"skew_model" TEXT DEFAULT NULL,
+	"wal_compression" TEXT DEFAULT NULL
+) RETURNS TABLE (
+	"run_id" bigint,
+	"kind" TEXT,
+	"rows" bigint,
+	"clients" INT,
+	"seconds" double precision,
+	"rows_per_sec" bigint,
+	"wal" TEXT,
+	"wal_per_row" double precision,
+	"fpi" bigint,
+	"index_size" TEXT,
+	"leaf_density" double precision,
+	"fragmentation" double precision,
+	"kept_table" TEXT
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
+REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text)'::regprocedure);
+
+-- keybench_compare, its shared arguments in keybench_run's order; wal_compression.
 SELECT keybench.upgrade_save_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text)'::regprocedure);
 DROP FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text);
 CREATE  FUNCTION "keybench_compare"(
@@ -207,7 +259,8 @@ CREATE  FUNCTION "keybench_compare"(
 	"users" INT DEFAULT NULL,
 	"node_per_client" bool DEFAULT false,
 	"identity_cache" INT DEFAULT NULL,
-	"skew_model" TEXT DEFAULT NULL
+	"skew_model" TEXT DEFAULT NULL,
+	"wal_compression" TEXT DEFAULT NULL
 ) RETURNS TABLE (
 	"run_id" bigint, 
 	"kind" TEXT, 
@@ -226,8 +279,8 @@ CREATE  FUNCTION "keybench_compare"(
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text)'::regprocedure);
 
 -- The audit reads the keys real applications make (sql/audit.sql): its catalog query, the value
 -- sample, the kind, the foreign keys and the finding as SQL functions, which keybench-audit.sql shares.

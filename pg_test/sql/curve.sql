@@ -86,6 +86,21 @@ WHERE s.schemaname = 'keybench' AND s.sequencename = 'run_' || :cached || '_bigi
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 1000, identity_cache => 100)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('bigint', 1000, identity_cache => 0)$$);
 
+-- wal_compression: the workers' own (NULL: the server's). keybench.runs records the setting the
+-- workers ran with (current_setting in the worker that records the run): pglz where asked, and
+-- the server's otherwise. (How much it saves is the load's: a uuidv4 index's leaves, 16 random
+-- bytes a key, rarely compress by pglz's 25%, so the images of this load shrink little.)
+CREATE TEMP TABLE wc AS
+SELECT v.w, r.run_id
+FROM (VALUES (NULL), ('off'), ('pglz')) v(w),
+     LATERAL keybench_run('uuidv4', 4000, batch_size => 1000, checkpoint_every => 2000, wal_compression => v.w) r;
+-- (PostgreSQL 14's wal_compression is a boolean: pglz is its on.)
+SELECT coalesce(wc.w, '(the server''s)') AS asked,
+       r.wal_compression = coalesce(wc.w, current_setting('wal_compression'))
+       OR (wc.w = 'pglz' AND r.wal_compression = 'on' AND current_setting('server_version_num')::int < 150000) AS ran_with_it
+FROM wc JOIN keybench.runs r USING (run_id) ORDER BY wc.w NULLS FIRST;
+SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 1000, wal_compression => 'gzip')$$);
+
 -- skew_model: how four clients' clocks are off within +/-60 s. client (a fixed offset each, as
 -- before) keeps each client's ids in order; id (an offset per id, as uuidv7(shift => a random
 -- interval) would) scatters them over the window: the leaves then split as a random key's do,

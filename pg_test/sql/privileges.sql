@@ -32,6 +32,8 @@ SELECT kind, rows, kept_table IS NOT NULL AS kept FROM keybench_run('uuidv4', 10
 SELECT count(*) AS kept_tables_owned_by_alice FROM pg_tables WHERE schemaname = 'keybench' AND tableowner = 'keybench_alice';
 -- CHECKPOINT needs pg_checkpoint (PostgreSQL 15 and later) or superuser: checked before any worker.
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, checkpoint_first => true)$$);
+-- wal_compression is a superuser's setting: checked before any worker.
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, wal_compression => 'pglz')$$);
 RESET ROLE;
 -- Workers connect as the caller's current role: one that cannot log in is refused up front.
 GRANT keybench_alice TO keybench_nologin;

@@ -248,6 +248,7 @@ run_function! {
         node_per_client: bool = false,
         identity_cache: i32 = "NULL",
         skew_model: text = "NULL",
+        wal_compression: text = "NULL",
     ] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
@@ -281,6 +282,7 @@ run_function! {
         node_per_client: bool = false,
         identity_cache: i32 = "NULL",
         skew_model: text = "NULL",
+        wal_compression: text = "NULL",
     ] |f, req| {
         let kinds = kinds_of(f, kinds);
         let params = requests(&req, &kinds);

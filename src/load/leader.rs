@@ -53,7 +53,50 @@ pub fn check_can_run(p: &Params) {
         ],
         error::grants_hint,
     );
+    check_wal_compression(p);
     check_spare_workers("keybench_run", p.clients + p.readers);
+}
+
+/// wal_compression => ...: the server offers it (14: off or pglz, its boolean; 15 and later: its
+/// enum's values, lz4 and zstd where built with them), and the caller may set it (a superuser's
+/// setting; on 15 and later a role granted SET on it).
+fn check_wal_compression(p: &Params) {
+    let Some(w) = p.wal_compression() else { return };
+    let pg15 = pg_sys::PG_VERSION_NUM >= 150000;
+    let offered: Vec<String> = if pg15 {
+        crate::pg::spi::one::<Vec<String>>(
+            "SELECT enumvals::text[] FROM pg_catalog.pg_settings WHERE name = 'wal_compression'",
+            &[],
+        )
+        .unwrap_or_default()
+    } else {
+        vec!["off".into(), "pglz".into()]
+    };
+    if !offered.iter().any(|o| o == w.name()) {
+        raise(RunError::WalCompressionUnavailable(
+            w.name(),
+            offered
+                .iter()
+                .filter(|o| {
+                    !matches!(
+                        o.as_str(),
+                        "on" | "true" | "yes" | "1" | "false" | "no" | "0"
+                    )
+                })
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let q = if pg15 {
+        "SELECT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user)
+             OR has_parameter_privilege('wal_compression', 'SET')"
+    } else {
+        "SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user"
+    };
+    if !crate::pg::spi::one::<bool>(q, &[]).unwrap_or(false) {
+        raise(RunError::WalCompressionPrivilege(w.name()));
+    }
 }
 
 /// The leader of a load: start the workers, wait for them, report. However the run ends, it is closed

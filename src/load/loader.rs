@@ -6,7 +6,7 @@
 use super::copy::copy_rows;
 use super::counters::*;
 use super::state::{LoadState, Summary};
-use super::{distributed, Method, SkewModel};
+use super::{distributed, Method, SkewModel, WalCompression};
 use crate::kind::run_table_names;
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use crate::read::during_load::{during_load, LoadSide};
@@ -519,6 +519,15 @@ impl Work for Load {
             c"keybench.clock_skew_ms",
             &p.client_skew_ms(client as i32).to_string(),
         );
+        if let Some(w) = p.wal_compression() {
+            // The caller's right to set it was checked (crate::load::leader); PostgreSQL 14's
+            // wal_compression is a boolean, on meaning pglz.
+            let value = match (w, pg_sys::PG_VERSION_NUM >= 150000) {
+                (WalCompression::Pglz, false) => "on",
+                _ => w.name(),
+            };
+            crate::workers::worker::set_superuser_guc(c"wal_compression", value);
+        }
         if p.skew_model() == SkewModel::Id {
             set_guc(c"keybench.clock_jitter_ms", &p.clock_skew_ms.to_string());
         }

@@ -56,13 +56,23 @@ pub fn close_stopped(header: &Header, function: &str, close: impl Fn(&str, Strin
 
 /// Set a setting (keybench's, the server's or an extension's) for this worker's session.
 pub fn set_guc(name: &std::ffi::CStr, value: &str) {
+    set_guc_in(name, value, pg_sys::GucContext::PGC_USERSET);
+}
+
+/// Set a superuser's setting for this worker's session: only for one whose caller's right to set
+/// it was checked before the workers started (as wal_compression's, crate::load::leader).
+pub fn set_superuser_guc(name: &std::ffi::CStr, value: &str) {
+    set_guc_in(name, value, pg_sys::GucContext::PGC_SUSET);
+}
+
+fn set_guc_in(name: &std::ffi::CStr, value: &str, context: pg_sys::GucContext::Type) {
     let value = std::ffi::CString::new(value).expect("settings have no NUL");
     // SAFETY: both strings outlive the call, which copies them.
     unsafe {
         pg_sys::SetConfigOption(
             name.as_ptr(),
             value.as_ptr(),
-            pg_sys::GucContext::PGC_USERSET,
+            context,
             pg_sys::GucSource::PGC_S_SESSION,
         )
     };

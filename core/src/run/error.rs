@@ -89,6 +89,14 @@ pub enum RunError {
     IdentityCache(i32),
     #[error("unknown skew_model \"{0}\"")]
     SkewModel(String),
+    #[error("unknown wal_compression \"{0}\"")]
+    WalCompression(String),
+    #[error("wal_compression {0} is not available on this server, which offers {1}")]
+    WalCompressionUnavailable(&'static str, String),
+    #[error(
+        "permission denied to set wal_compression for the run's workers (wal_compression => '{0}')"
+    )]
+    WalCompressionPrivilege(&'static str),
     #[error("skew_model {0} needs clock_skew_ms above 0")]
     SkewModelWithoutSkew(&'static str),
     #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
@@ -103,7 +111,10 @@ impl SqlError for RunError {
             RunError::KindUnavailable(..) | RunError::Distributed(_) => {
                 SqlState::FeatureNotSupported
             }
-            RunError::TablespacePrivilege(_) => SqlState::InsufficientPrivilege,
+            RunError::TablespacePrivilege(_) | RunError::WalCompressionPrivilege(_) => {
+                SqlState::InsufficientPrivilege
+            }
+            RunError::WalCompressionUnavailable(..) => SqlState::FeatureNotSupported,
             RunError::DiskSpace { .. } => SqlState::DiskFull,
             RunError::NoTablespace(_) => SqlState::UndefinedObject,
             _ => SqlState::InvalidParameterValue,
@@ -143,6 +154,20 @@ impl SqlError for RunError {
                 Some("Valid methods are: insert, single, copy, copy_keys.".into())
             }
             RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::WalCompressionUnavailable(..) => Some(
+                "lz4 and zstd need PostgreSQL 15 or later, built with them; pglz is always there."
+                    .into(),
+            ),
+            RunError::WalCompressionPrivilege(_) => Some(
+                "wal_compression is a superuser's setting: run as a superuser, or on PostgreSQL 15 \
+                 and later GRANT SET ON PARAMETER wal_compression TO the role."
+                    .into(),
+            ),
+            RunError::WalCompression(_) => Some(
+                "Valid values are: off, pglz, lz4, zstd (those the server was built with), or NULL \
+                 (the default) for the server's setting."
+                    .into(),
+            ),
             RunError::SkewModel(_) => Some(
                 "Valid models are: client (a fixed offset per client), transaction (an offset \
                  drawn per transaction), id (an offset drawn per id)."

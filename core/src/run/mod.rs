@@ -102,6 +102,17 @@ crate::sql_enum! {
 }
 
 crate::sql_enum! {
+    /// How the run's workers compress the full-page images they write to WAL (their session's
+    /// wal_compression; None, the default, leaves the server's setting).
+    pub enum WalCompression {
+        Off,
+        Pglz,
+        Lz4,
+        Zstd,
+    }
+}
+
+crate::sql_enum! {
     /// uuidv7's 12 bits after the millisecond.
     #[derive(Default)]
     pub enum Subms {
@@ -158,6 +169,8 @@ pub struct Params {
     pub identity_cache: i32,
     /// How clients' clocks are off ([`SkewModel`] as stored).
     pub skew_model: u8,
+    /// The workers' wal_compression: 0 the server's, else [`WalCompression`] as stored plus 1.
+    pub wal_compression: u8,
 }
 
 /// The default of `users`: customer_id and user_id from 0 to 100,000.
@@ -198,6 +211,8 @@ pub struct RunRequest {
     pub identity_cache: Option<i32>,
     /// None: the client model (a skew model needs clock_skew_ms above 0, the client one does not).
     pub skew_model: Option<String>,
+    /// None: the server's wal_compression.
+    pub wal_compression: Option<String>,
 }
 
 impl Default for RunRequest {
@@ -228,6 +243,7 @@ impl Default for RunRequest {
             node_per_client: false,
             identity_cache: None,
             skew_model: None,
+            wal_compression: None,
         }
     }
 }
@@ -299,6 +315,14 @@ impl RunRequest {
             node_per_client: false,
             identity_cache: 1,
             skew_model: clock.skew_model as u8,
+            wal_compression: match &self.wal_compression {
+                None => 0,
+                Some(w) => {
+                    WalCompression::parse(w).ok_or_else(|| RunError::WalCompression(w.clone()))?
+                        as u8
+                        + 1
+                }
+            },
         };
         self.curve(&mut p)?;
         self.readers(&mut p)?;
@@ -490,6 +514,14 @@ impl Params {
             identity_cache: (self.kind() == Kind::Bigint).then_some(self.identity_cache),
             skew_model: self.skew_model().name(),
         }
+    }
+
+    /// The workers' wal_compression, None for the server's.
+    pub fn wal_compression(&self) -> Option<WalCompression> {
+        (self.wal_compression > 0).then(|| {
+            WalCompression::from_u8(self.wal_compression - 1)
+                .unwrap_or_else(|| corrupt("wal_compression", self.wal_compression))
+        })
     }
 
     pub fn kind(&self) -> Kind {
@@ -845,6 +877,36 @@ mod unit_tests {
     }
 
     #[test]
+    fn wal_compression_is_the_servers_unless_given() {
+        let p = RunRequest::new("uuidv4", 100).validate().unwrap();
+        assert_eq!(p.wal_compression(), None);
+        let p = RunRequest {
+            wal_compression: Some("LZ4".into()),
+            ..RunRequest::new("uuidv4", 100)
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(p.wal_compression(), Some(WalCompression::Lz4));
+        for &w in WalCompression::ALL {
+            let p = RunRequest {
+                wal_compression: Some(w.name().into()),
+                ..RunRequest::new("bigint", 10)
+            }
+            .validate()
+            .unwrap();
+            assert_eq!(p.wal_compression(), Some(w));
+        }
+        assert_eq!(
+            RunRequest {
+                wal_compression: Some("gzip".into()),
+                ..RunRequest::new("uuidv4", 100)
+            }
+            .validate(),
+            Err(RunError::WalCompression("gzip".into()))
+        );
+    }
+
+    #[test]
     fn records_by_name() {
         let p = RunRequest {
             identity_cache: Some(100),
@@ -862,6 +924,9 @@ mod unit_tests {
         assert_eq!(r["users"], DEFAULT_USERS);
         assert_eq!(r["uuidv7_subms"], "counter");
         assert_eq!(r["skew_model"], "client");
+        // wal_compression is not the request's to record: keybench.runs has the setting the
+        // workers ran with (current_setting, in the worker that records the run).
+        assert!(r.get("wal_compression").is_none());
         // What does not apply is NULL.
         let d = RunRequest {
             shape: "d".into(),
