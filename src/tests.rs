@@ -4,6 +4,7 @@
 
 #[pgrx::pg_schema]
 mod tests {
+    use crate::pg::spi::rows;
     use pgrx::prelude::*;
 
     fn one<T: FromDatum + IntoDatum>(sql: &str) -> T {
@@ -572,22 +573,24 @@ mod tests {
     #[pg_test]
     fn run_signatures_agree_with_the_request() {
         let defaults = serde_json::to_value(keybench_core::run::RunRequest::default()).unwrap();
-        let args: Vec<(String, Option<String>)> = Spi::connect(|c| {
-            c.select(
-                "SELECT a.name, a.def FROM pg_proc p,
+        #[derive(serde::Deserialize, Debug)]
+        struct Arg {
+            name: Option<String>,
+            def: Option<String>,
+        }
+        let args: Vec<(String, Option<String>)> = rows::<Arg>(
+            "SELECT a.name, a.def FROM pg_proc p,
                         LATERAL (SELECT (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[1] AS name,
                                         (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[2] AS def, o
                                  FROM regexp_split_to_table(pg_get_function_arguments(p.oid), ', (?=\\w+ )')
                                       WITH ORDINALITY t(x, o)) a
                  WHERE p.proname = 'keybench_run' ORDER BY a.o",
-                None,
-                &[],
-            )?
-            .map(|r| Ok((r.get::<String>(1)?.unwrap_or_default(), r.get::<String>(2)?)))
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-        })
-        .unwrap();
-        assert_eq!(args.len(), 24, "{args:?}");
+            &[],
+        )
+        .into_iter()
+        .map(|a| (a.name.unwrap_or_default(), a.def))
+        .collect();
+        assert_eq!(args.len(), 25, "{args:?}");
         for (name, def) in &args {
             let Some(def) = def else { continue };
             let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
@@ -817,17 +820,19 @@ mod tests {
         // the Rust definition's, in its order, one after the other, of its types.
         use crate::load::counters::Counters;
         for table in ["keybench.batches", "keybench.runs"] {
-            let columns: Vec<(String, String)> = Spi::connect(|c| {
-                c.select(
-                    "SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
-                     WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
-                    None,
-                    &[table.into()],
-                )?
-                .map(|r| Ok((r.get::<String>(1)?.unwrap(), r.get::<String>(2)?.unwrap())))
-                .collect::<Result<_, pgrx::spi::Error>>()
-            })
-            .unwrap();
+            #[derive(serde::Deserialize)]
+            struct Column {
+                name: String,
+                type_name: String,
+            }
+            let columns: Vec<(String, String)> = rows::<Column>(
+                "SELECT attname::text AS name, format_type(atttypid, atttypmod) AS type_name FROM pg_attribute
+                 WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+                &[table.into()],
+            )
+            .into_iter()
+            .map(|c| (c.name, c.type_name))
+            .collect();
             let first = columns
                 .iter()
                 .position(|(name, _)| name == Counters::COLUMNS[0])
