@@ -434,6 +434,13 @@ impl RunRequest {
                 "readers, which read the coordinator's own pages".into(),
             ));
         }
+        if p.wal_compression > 0 {
+            return Err(RunError::Distributed(
+                "wal_compression, which sets the coordinator's sessions while the rows' WAL is \
+                 written on the Citus workers"
+                    .into(),
+            ));
+        }
         p.distributed = true;
         p.shard_count = self.shard_count.unwrap_or(0);
         Ok(())
@@ -978,6 +985,15 @@ mod unit_tests {
         assert!(matches!(
             copy.validate(),
             Err(RunError::Distributed(m)) if m.starts_with("method copy")
+        ));
+        let compressed = RunRequest {
+            wal_compression: Some("pglz".into()),
+            distributed: true,
+            ..req.clone()
+        };
+        assert!(matches!(
+            compressed.validate(),
+            Err(RunError::Distributed(m)) if m.starts_with("wal_compression")
         ));
         let readers = RunRequest {
             readers: 1,
