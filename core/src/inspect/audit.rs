@@ -138,47 +138,28 @@ impl KeyKind {
     /// kinds whose keys carry their time, in the type keybench's functions read (a Snowflake in a
     /// numeric or text column is read by none of them).
     pub fn key_time(self, ext: &str, type_name: &str) -> Option<(String, String)> {
-        let native = match self {
-            KeyKind::UuidV7 | KeyKind::UlidUuid => type_name == "uuid",
-            KeyKind::UlidText => is_text_type(type_name),
-            KeyKind::Snowflake => type_name == "bigint",
-            KeyKind::Identity
-            | KeyKind::Sequence
-            | KeyKind::UuidV4
-            | KeyKind::UuidV1
-            | KeyKind::UuidV6
-            | KeyKind::UuidV8
-            | KeyKind::UuidOther
-            | KeyKind::UuidV4Text
-            | KeyKind::UuidV7Text
-            | KeyKind::UuidOtherText
-            | KeyKind::SnowflakeLike
-            | KeyKind::RandomText
-            | KeyKind::Integer
-            | KeyKind::Expression
-            | KeyKind::Composite
-            | KeyKind::ApplicationSupplied => false,
-        };
-        if !native {
-            return None;
-        }
-        match self {
-            KeyKind::UuidV7 => Some((
+        // (the type keybench's functions read it from, the time, the floor function)
+        let (native, time, floor) = match self {
+            KeyKind::UuidV7 => (
+                type_name == "uuid",
                 format!("{ext}.uuid_extract_timestamp(k)"),
                 format!("{ext}.uuidv7_floor"),
-            )),
-            KeyKind::UlidUuid => Some((
+            ),
+            KeyKind::UlidUuid => (
+                type_name == "uuid",
                 format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
                 format!("{ext}.ulid_uuid_floor"),
-            )),
-            KeyKind::UlidText => Some((
+            ),
+            KeyKind::UlidText => (
+                is_text_type(type_name),
                 format!("{ext}.ulid_extract_timestamp(k)"),
                 format!("{ext}.ulid_floor"),
-            )),
-            KeyKind::Snowflake => Some((
+            ),
+            KeyKind::Snowflake => (
+                type_name == "bigint",
                 format!("{ext}.snowflake_timestamp(k)"),
                 format!("{ext}.snowflake_floor"),
-            )),
+            ),
             KeyKind::Identity
             | KeyKind::Sequence
             | KeyKind::UuidV4
@@ -194,8 +175,9 @@ impl KeyKind {
             | KeyKind::Integer
             | KeyKind::Expression
             | KeyKind::Composite
-            | KeyKind::ApplicationSupplied => None,
-        }
+            | KeyKind::ApplicationSupplied => return None,
+        };
+        native.then_some((time, floor))
     }
 }
 
