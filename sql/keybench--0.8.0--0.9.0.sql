@@ -9,6 +9,10 @@
 --   created again, their EXECUTE grants given back.
 -- - keybench.run_table_name and keybench.run_lock_class: the run table's name and the run lock's
 --   class, defined once; keybench_cleanup and keybench.kept_run call them.
+-- - Foreign-key children: keybench.run_child_table_name, the columns children, rows_per_child,
+--   fk_check, child_wal_bytes, child_wal_fpi and child_figures of keybench.runs (the first two of
+--   them in keybench.batches too), keybench.run_figures created again with the WAL's split per
+--   parent row, the view keybench.run_children, and keybench_cleanup dropping a run's children.
 -- - The audit: sql/audit.sql's functions (keybench.audit_keys, audit_value, audit_values,
 --   audit_classify, audit_min_leaves, audit_finding, audit_references, the type keybench.audit);
 --   keybench_audit becomes an SQL function over the new keybench_audit_rows, with sample_pages;
@@ -47,6 +51,61 @@ CREATE FUNCTION keybench.run_lock_class() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT 1801613941 $$;
 
+-- Foreign-key children (keybench_run's children, rows_per_child, fk_check): their tables' names,
+-- the run's and the batches' new columns, run_figures with the split of the WAL per parent row
+-- (dropped and created again: its r.* gains the new columns), and keybench.run_children.
+-- The name (unquoted) of child `child` (1 to the run's children) of run `run_id`'s table: its
+-- foreign-key children (keybench_run's children), named after it.
+CREATE FUNCTION keybench.run_child_table_name(run_id bigint, kind text, child int) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT pg_catalog.format('run_%s_%s_child%s', run_id, kind, child) $$;
+ALTER TABLE keybench.runs ADD COLUMN children int;
+ALTER TABLE keybench.runs ADD COLUMN rows_per_child int;
+ALTER TABLE keybench.runs ADD COLUMN fk_check text;
+ALTER TABLE keybench.runs ADD COLUMN child_wal_bytes bigint;
+ALTER TABLE keybench.runs ADD COLUMN child_wal_fpi bigint;
+ALTER TABLE keybench.runs ADD COLUMN child_figures jsonb;
+ALTER TABLE keybench.batches ADD COLUMN child_wal_bytes bigint;
+ALTER TABLE keybench.batches ADD COLUMN child_wal_fpi bigint;
+COMMENT ON COLUMN keybench.runs.children IS 'foreign-key child tables loaded with the run''s table, rows_per_child rows each per parent row (NULL: none)';
+COMMENT ON COLUMN keybench.runs.fk_check IS 'the children''s foreign keys: per_row (there from the start) or after (added once the load was done)';
+COMMENT ON COLUMN keybench.runs.child_wal_bytes IS 'the WAL of the children''s statements (their rows, indexes and foreign-key checks), included in wal_bytes';
+COMMENT ON COLUMN keybench.runs.child_wal_fpi IS 'the full-page images of the children''s statements, included in wal_fpi';
+COMMENT ON COLUMN keybench.runs.child_figures IS 'one object per child table at the end of the load: rows, heap, primary key and parent_id index bytes, the parent_id index''s leaf density and fragmentation, the bytes of parent_id in its rows, and with fk_check after the foreign key''s time, WAL and reads';
+COMMENT ON COLUMN keybench.batches.child_wal_bytes IS 'with children: the WAL of the batch''s child rows (included in wal_bytes)';
+DROP VIEW keybench.run_figures;
+CREATE VIEW keybench.run_figures AS
+SELECT r.*,
+       r.wal_bytes::float8 * 1e6 / r.rows AS wal_per_million_rows,
+       r.index_blks_hit::float8 / nullif(r.index_blks_read + r.index_blks_hit, 0) AS index_hit_ratio,
+       r.wal_bytes::float8 / r.rows AS wal_per_row,
+       r.wal_fpi::float8 / r.rows AS fpi_per_row,
+       r.checkpoints - r.checkpoints_requested AS checkpoints_other,
+       r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint,
+       (r.wal_bytes - r.child_wal_bytes)::float8 / r.rows AS parent_wal_per_row,
+       r.child_wal_bytes::float8 / r.rows AS child_wal_per_row,
+       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row
+FROM keybench.runs r;
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, and with children the WAL per parent row split between the parent''s statements and the children''s';
+-- The foreign-key children of runs made with children => N, one row per child table: its rows,
+-- sizes, and its parent_id index's leaf density and fragmentation (keybench.runs.child_figures).
+CREATE VIEW keybench.run_children AS
+SELECT r.run_id, r.kind, r.rows AS parent_rows, r.rows_per_child, r.fk_check,
+       (c->>'child')::int AS child, (c->>'rows')::bigint AS rows,
+       (c->>'heap_bytes')::bigint AS heap_bytes, (c->>'pkey_bytes')::bigint AS pkey_bytes,
+       (c->>'fk_index_bytes')::bigint AS fk_index_bytes,
+       (c->>'fk_leaf_pages')::bigint AS fk_leaf_pages,
+       (c->>'fk_avg_leaf_density')::float8 AS fk_avg_leaf_density,
+       (c->>'fk_leaf_fragmentation')::float8 AS fk_leaf_fragmentation,
+       (c->>'key_bytes')::bigint AS key_bytes,
+       (c->>'fk_added_ms')::float8 AS fk_added_ms,
+       (c->>'fk_added_wal_bytes')::bigint AS fk_added_wal_bytes,
+       (c->>'fk_added_shared_read')::bigint AS fk_added_shared_read
+FROM keybench.runs r CROSS JOIN LATERAL jsonb_array_elements(r.child_figures) c;
+COMMENT ON VIEW keybench.run_children IS 'the foreign-key child tables of runs with children: rows, sizes, the parent_id index''s leaf density and fragmentation, the key''s bytes in the child rows';
+GRANT SELECT ON keybench.run_children TO PUBLIC;
+GRANT SELECT ON keybench.run_figures TO PUBLIC;
+
 -- Close the runs that no keybench process works on any more, left marked running by a server
 -- crash or restart (or a killed worker): each is marked failed, with the reason, and its table
 -- dropped unless it was kept. Every process working on a run holds a shared advisory lock on
@@ -63,7 +122,7 @@ DECLARE
   t regclass;
   down text;
 BEGIN
-  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
+  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key, k.children FROM keybench.runs k
            WHERE k.status = 'running' ORDER BY k.run_id LOOP
     CONTINUE WHEN NOT pg_try_advisory_xact_lock(keybench.run_lock_class(), coalesce(r.lock_key, (r.run_id % 2147483648)::int));
     BEGIN
@@ -86,7 +145,11 @@ BEGIN
         END IF;
         IF not_dropped IS NULL THEN
           BEGIN
-            EXECUTE format('DROP TABLE IF EXISTS keybench.%I', keybench.run_table_name(r.run_id, r.kind));
+            -- Its foreign-key children with it (a child's foreign key would refuse the parent's DROP).
+            EXECUTE (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('keybench.%I', n), ', ' ORDER BY o))
+                     FROM (SELECT keybench.run_child_table_name(r.run_id, r.kind, c), c
+                           FROM generate_series(1, coalesce(r.children, 0)) c
+                           UNION ALL SELECT keybench.run_table_name(r.run_id, r.kind), 0) t(n, o));
           EXCEPTION WHEN insufficient_privilege THEN RAISE;
                     WHEN OTHERS THEN not_dropped := SQLERRM;
           END;
@@ -185,7 +248,8 @@ BEGIN
   RETURN r;
 END $$;
 
--- keybench_run: wal_compression, the workers' own (NULL: the server's).
+-- keybench_run: wal_compression, the workers' own (NULL: the server's); children, rows_per_child
+-- and fk_check (foreign-key child tables).
 SELECT keybench.upgrade_save_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text)'::regprocedure);
 DROP FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text);
 CREATE  FUNCTION "keybench_run"(
@@ -213,7 +277,10 @@ CREATE  FUNCTION "keybench_run"(
 	"node_per_client" bool DEFAULT false,
 	"identity_cache" INT DEFAULT NULL,
 	"skew_model" TEXT DEFAULT NULL,
-	"wal_compression" TEXT DEFAULT NULL
+	"wal_compression" TEXT DEFAULT NULL,
+	"children" INT DEFAULT 0,
+	"rows_per_child" INT DEFAULT NULL,
+	"fk_check" TEXT DEFAULT NULL
 ) RETURNS TABLE (
 	"run_id" bigint,
 	"kind" TEXT,
@@ -232,10 +299,11 @@ CREATE  FUNCTION "keybench_run"(
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text)'::regprocedure);
 
--- keybench_compare, its shared arguments in keybench_run's order; wal_compression.
+-- keybench_compare, its shared arguments in keybench_run's order; wal_compression; children,
+-- rows_per_child and fk_check.
 SELECT keybench.upgrade_save_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text)'::regprocedure);
 DROP FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text);
 CREATE  FUNCTION "keybench_compare"(
@@ -260,27 +328,30 @@ CREATE  FUNCTION "keybench_compare"(
 	"node_per_client" bool DEFAULT false,
 	"identity_cache" INT DEFAULT NULL,
 	"skew_model" TEXT DEFAULT NULL,
-	"wal_compression" TEXT DEFAULT NULL
+	"wal_compression" TEXT DEFAULT NULL,
+	"children" INT DEFAULT 0,
+	"rows_per_child" INT DEFAULT NULL,
+	"fk_check" TEXT DEFAULT NULL
 ) RETURNS TABLE (
-	"run_id" bigint, 
-	"kind" TEXT, 
-	"rows" bigint, 
-	"clients" INT, 
-	"seconds" double precision, 
-	"rows_per_sec" bigint, 
-	"wal" TEXT, 
-	"wal_per_row" double precision, 
-	"fpi" bigint, 
-	"index_size" TEXT, 
-	"leaf_density" double precision, 
-	"fragmentation" double precision, 
-	"kept_table" TEXT 
+	"run_id" bigint,
+	"kind" TEXT,
+	"rows" bigint,
+	"clients" INT,
+	"seconds" double precision,
+	"rows_per_sec" bigint,
+	"wal" TEXT,
+	"wal_per_row" double precision,
+	"fpi" bigint,
+	"index_size" TEXT,
+	"leaf_density" double precision,
+	"fragmentation" double precision,
+	"kept_table" TEXT
 )
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text)'::regprocedure);
 
 -- The audit reads the keys real applications make (sql/audit.sql): its catalog query, the value
 -- sample, the kind, the foreign keys and the finding as SQL functions, which keybench-audit.sql shares.

@@ -17,6 +17,12 @@ CREATE FUNCTION keybench.run_table_name(run_id bigint, kind text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT pg_catalog.format('run_%s_%s', run_id, kind) $$;
 
+-- The name (unquoted) of child `child` (1 to the run's children) of run `run_id`'s table: its
+-- foreign-key children (keybench_run's children), named after it.
+CREATE FUNCTION keybench.run_child_table_name(run_id bigint, kind text, child int) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT pg_catalog.format('run_%s_%s_child%s', run_id, kind, child) $$;
+
 -- The class of the advisory lock every process working on a run or read holds, shared, on
 -- (class, lock_key) for as long as it lives ('kbru'): the one definition, which the SQL here and
 -- the Rust (src/workers/worker.rs) both call.
@@ -81,7 +87,13 @@ CREATE TABLE keybench.runs (
     identity_cache int,
     skew_model text,
     leaf_pages bigint,
-    secondary_index_bytes jsonb
+    secondary_index_bytes jsonb,
+    children int,
+    rows_per_child int,
+    fk_check text,
+    child_wal_bytes bigint,
+    child_wal_fpi bigint,
+    child_figures jsonb
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
 COMMENT ON COLUMN keybench.runs.imported_from IS 'for a run loaded by keybench_import: its run id and table at the source, and the source';
@@ -93,6 +105,11 @@ COMMENT ON COLUMN keybench.runs.identity_cache IS 'bigint: the identity sequence
 COMMENT ON COLUMN keybench.runs.skew_model IS 'how the clients'' clocks were off within clock_skew_ms: client (fixed per client), transaction, id';
 COMMENT ON COLUMN keybench.runs.leaf_pages IS 'the primary key''s leaf pages at the end of the load';
 COMMENT ON COLUMN keybench.runs.secondary_index_bytes IS 'the other indexes'' sizes at the end of the load, by their first column';
+COMMENT ON COLUMN keybench.runs.children IS 'foreign-key child tables loaded with the run''s table, rows_per_child rows each per parent row (NULL: none)';
+COMMENT ON COLUMN keybench.runs.fk_check IS 'the children''s foreign keys: per_row (there from the start) or after (added once the load was done)';
+COMMENT ON COLUMN keybench.runs.child_wal_bytes IS 'the WAL of the children''s statements (their rows, indexes and foreign-key checks), included in wal_bytes';
+COMMENT ON COLUMN keybench.runs.child_wal_fpi IS 'the full-page images of the children''s statements, included in wal_fpi';
+COMMENT ON COLUMN keybench.runs.child_figures IS 'one object per child table at the end of the load: rows, heap, primary key and parent_id index bytes, the parent_id index''s leaf density and fragmentation, the bytes of parent_id in its rows, and with fk_check after the foreign key''s time, WAL and reads';
 CREATE TABLE keybench.batches (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
     batch bigint NOT NULL,
@@ -111,9 +128,12 @@ CREATE TABLE keybench.batches (
     index_blks_read bigint NOT NULL,
     index_blks_hit bigint NOT NULL,
     index_bytes bigint NOT NULL,
+    child_wal_bytes bigint,
+    child_wal_fpi bigint,
     PRIMARY KEY (run_id, batch)
 );
 COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
+COMMENT ON COLUMN keybench.batches.child_wal_bytes IS 'with children: the WAL of the batch''s child rows (included in wal_bytes)';
 -- keybench_run's readers: per batch of the load and per reader, the lookups made while that batch
 -- was the newest one started, with their latency percentiles (src/read/during_load.rs).
 CREATE TABLE keybench.run_reads (
@@ -306,9 +326,29 @@ SELECT r.*,
        r.wal_bytes::float8 / r.rows AS wal_per_row,
        r.wal_fpi::float8 / r.rows AS fpi_per_row,
        r.checkpoints - r.checkpoints_requested AS checkpoints_other,
-       r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint
+       r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint,
+       (r.wal_bytes - r.child_wal_bytes)::float8 / r.rows AS parent_wal_per_row,
+       r.child_wal_bytes::float8 / r.rows AS child_wal_per_row,
+       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row
 FROM keybench.runs r;
-COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, and the rows per checkpoint cycle';
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, and with children the WAL per parent row split between the parent''s statements and the children''s';
+-- The foreign-key children of runs made with children => N, one row per child table: its rows,
+-- sizes, and its parent_id index's leaf density and fragmentation (keybench.runs.child_figures).
+CREATE VIEW keybench.run_children AS
+SELECT r.run_id, r.kind, r.rows AS parent_rows, r.rows_per_child, r.fk_check,
+       (c->>'child')::int AS child, (c->>'rows')::bigint AS rows,
+       (c->>'heap_bytes')::bigint AS heap_bytes, (c->>'pkey_bytes')::bigint AS pkey_bytes,
+       (c->>'fk_index_bytes')::bigint AS fk_index_bytes,
+       (c->>'fk_leaf_pages')::bigint AS fk_leaf_pages,
+       (c->>'fk_avg_leaf_density')::float8 AS fk_avg_leaf_density,
+       (c->>'fk_leaf_fragmentation')::float8 AS fk_leaf_fragmentation,
+       (c->>'key_bytes')::bigint AS key_bytes,
+       (c->>'fk_added_ms')::float8 AS fk_added_ms,
+       (c->>'fk_added_wal_bytes')::bigint AS fk_added_wal_bytes,
+       (c->>'fk_added_shared_read')::bigint AS fk_added_shared_read
+FROM keybench.runs r CROSS JOIN LATERAL jsonb_array_elements(r.child_figures) c;
+COMMENT ON VIEW keybench.run_children IS 'the foreign-key child tables of runs with children: rows, sizes, the parent_id index''s leaf density and fragmentation, the key''s bytes in the child rows';
+GRANT SELECT ON keybench.run_children TO PUBLIC;
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
 -- keybench_read's results, one row per call: what was read, how, and what it cost.
@@ -385,7 +425,7 @@ DECLARE
   t regclass;
   down text;
 BEGIN
-  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key FROM keybench.runs k
+  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key, k.children FROM keybench.runs k
            WHERE k.status = 'running' ORDER BY k.run_id LOOP
     CONTINUE WHEN NOT pg_try_advisory_xact_lock(keybench.run_lock_class(), coalesce(r.lock_key, (r.run_id % 2147483648)::int));
     BEGIN
@@ -408,7 +448,11 @@ BEGIN
         END IF;
         IF not_dropped IS NULL THEN
           BEGIN
-            EXECUTE format('DROP TABLE IF EXISTS keybench.%I', keybench.run_table_name(r.run_id, r.kind));
+            -- Its foreign-key children with it (a child's foreign key would refuse the parent's DROP).
+            EXECUTE (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('keybench.%I', n), ', ' ORDER BY o))
+                     FROM (SELECT keybench.run_child_table_name(r.run_id, r.kind, c), c
+                           FROM generate_series(1, coalesce(r.children, 0)) c
+                           UNION ALL SELECT keybench.run_table_name(r.run_id, r.kind), 0) t(n, o));
           EXCEPTION WHEN insufficient_privilege THEN RAISE;
                     WHEN OTHERS THEN not_dropped := SQLERRM;
           END;

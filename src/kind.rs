@@ -67,3 +67,32 @@ pub fn run_table_names(run_id: i64, kind: Kind) -> (String, String) {
         pgrx::spi::quote_identifier(format!("{name}_pkey")),
     )
 }
+
+/// The foreign-key child tables of run `run_id` of `kind` (schema-qualified, quoted by
+/// construction), children 1 to `children`: `keybench.run_child_table_name`'s names.
+pub fn run_child_table_names(run_id: i64, kind: Kind, children: i32) -> Vec<String> {
+    if children <= 0 {
+        return Vec::new();
+    }
+    let names: Vec<String> = crate::pg::spi::one(
+        "SELECT array_agg(keybench.run_child_table_name($1, $2, c) ORDER BY c) FROM generate_series(1, $3) c",
+        &[run_id.into(), kind.name().into(), children.into()],
+    )
+    .expect("a non-empty series gives an array");
+    names
+        .iter()
+        .map(|n| format!("keybench.{}", pgrx::spi::quote_identifier(n)))
+        .collect()
+}
+
+/// The statement that drops a run's table with its foreign-key children (one DROP, as a child's
+/// foreign key refuses the parent's DROP alone).
+pub fn drop_run_tables(table: &str, children: &[String], if_exists: bool) -> String {
+    let mut all = children.to_vec();
+    all.push(table.to_string());
+    format!(
+        "DROP TABLE {}{}",
+        if if_exists { "IF EXISTS " } else { "" },
+        all.join(", ")
+    )
+}

@@ -249,6 +249,9 @@ run_function! {
         identity_cache: i32 = "NULL",
         skew_model: text = "NULL",
         wal_compression: text = "NULL",
+        children: i32 = 0,
+        rows_per_child: i32 = "NULL",
+        fk_check: text = "NULL",
     ] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
@@ -283,6 +286,9 @@ run_function! {
         identity_cache: i32 = "NULL",
         skew_model: text = "NULL",
         wal_compression: text = "NULL",
+        children: i32 = 0,
+        rows_per_child: i32 = "NULL",
+        fk_check: text = "NULL",
     ] |f, req| {
         let kinds = kinds_of(f, kinds);
         let params = requests(&req, &kinds);

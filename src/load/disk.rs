@@ -152,6 +152,7 @@ pub fn check(p: &Params, ext: &str, floor: i64) -> (String, Vec<String>) {
     }
     let l = layout(p, ext);
     let table_bytes = heap_bytes(p.rows, l.tuple) + btree_bytes(p.rows, l.key, 0.5);
+    let table_bytes = table_bytes * (1 + p.children as i64 * p.rows_per_child as i64);
     let (wal, wal_why) = wal_headroom(&pg_wal, table_bytes);
     let e = estimate(p, l, wal, wal_why);
     let mut table_parts = vec![
@@ -160,6 +161,16 @@ pub fn check(p: &Params, ext: &str, floor: i64) -> (String, Vec<String>) {
     ];
     if e.secondary > 0 {
         table_parts.push(("its secondary indexes".to_string(), e.secondary));
+    }
+    if e.children > 0 {
+        table_parts.push((
+            format!(
+                "its {} child tables ({} rows each) and their indexes",
+                p.children,
+                p.rows * p.rows_per_child as i64
+            ),
+            e.children,
+        ));
     }
     let found = places(&[
         (table_dir, table_parts),

@@ -43,13 +43,16 @@ pub fn check_can_run(p: &Params) {
            'the right to run CHECKPOINT (checkpoint_first; pg_checkpoint on PostgreSQL 15 and later, else superuser)'),
          (NOT $5 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
             OR (to_regrole('pg_checkpoint') IS NOT NULL AND pg_has_role('pg_checkpoint', 'USAGE')),
-           'the right to run CHECKPOINT (checkpoint_every; pg_checkpoint on PostgreSQL 15 and later, else superuser)')",
+           'the right to run CHECKPOINT (checkpoint_every; pg_checkpoint on PostgreSQL 15 and later, else superuser)'),
+         (NOT $6 OR has_database_privilege(current_database(), 'TEMPORARY'),
+           'TEMPORARY on the database (children: each loader keeps its batch''s parent keys in a temporary table)')",
         &[
             p.checkpoint_first,
             p.readers > 0,
             p.distributed,
             p.pause_standby,
             p.checkpoint_every > 0,
+            p.children > 0,
         ],
         error::grants_hint,
     );

@@ -6,8 +6,8 @@
 use super::copy::copy_rows;
 use super::counters::*;
 use super::state::{LoadState, Summary};
-use super::{distributed, Method, SkewModel, WalCompression};
-use crate::kind::run_table_names;
+use super::{distributed, Method, Params, SkewModel, WalCompression};
+use crate::kind::{drop_run_tables, run_child_table_names, run_table_names};
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use crate::read::during_load::{during_load, LoadSide};
 use crate::replicas::{replay, standby};
@@ -18,6 +18,9 @@ use crate::workers::{Header, Segment, Work};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::sync::atomic::Ordering;
+
+/// The temporary table a loader with children keeps its batch's parent keys in.
+const PARENT_IDS: &str = "pg_temp.keybench_parent_ids";
 
 /// keybench_run's work on the workers.
 pub struct Load;
@@ -33,17 +36,21 @@ struct BatchRecord {
     index_bytes: i64,
     /// The WAL insert position when the batch had committed (for the standbys' lag).
     end_lsn: u64,
+    /// With children: the WAL bytes and full-page images of their statements.
+    child_wal: Option<(i64, i64)>,
 }
 
 /// The INSERT of one batch into keybench.batches: its own columns around the counters'.
 static INSERT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, {},
-            index_bytes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${})",
+            index_bytes, child_wal_bytes, child_wal_fpi)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${}, ${}, ${})",
         Counters::COLUMNS.join(", "),
         placeholders(8),
-        8 + COUNT
+        8 + COUNT,
+        9 + COUNT,
+        10 + COUNT
     )
 });
 
@@ -59,6 +66,8 @@ fn write_batch(run_id: i64, client: i32, batch_size: i64, standbys: bool, r: &Ba
     ];
     args.extend(r.counters.values().map(Into::into));
     args.push(r.index_bytes.into());
+    args.push(r.child_wal.map(|c| c.0).into());
+    args.push(r.child_wal.map(|c| c.1).into());
     spi_run(&INSERT_BATCH, &args);
     if standbys {
         standby::record_batch(run_id, r.batch, r.end_lsn);
@@ -81,7 +90,7 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
     }
     let lock_key = h.lock_key;
     let tablespace = s.tablespace();
-    let (run_id, index_oid, table) = in_transaction(|| {
+    let (run_id, index_oid, table, children) = in_transaction(|| {
         // The run's settings by column name (RunRecord), and the server's settings beside them.
         let record = serde_json::to_value(p.record(lock_key)).expect("a run record serializes");
         let columns = record
@@ -114,6 +123,12 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
         for stmt in p.create_table(&ext, &table, &index) {
             spi_run(&stmt, &[]);
         }
+        let children = run_child_table_names(run_id, kind, p.children);
+        for child in &children {
+            for stmt in p.create_child(&table, child, kind.key_type().sql()) {
+                spi_run(&stmt, &[]);
+            }
+        }
         if let Some(stmt) = p.distribute(&table) {
             spi_run(&stmt, &[]);
         }
@@ -126,11 +141,12 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
             &[table.clone().into()],
         )
         .expect("the table has a primary key");
-        (run_id, index_oid, table)
+        (run_id, index_oid, table, children)
     })?;
     s.run_id.store(run_id, Ordering::Release);
     s.index_oid.store(index_oid.to_u32(), Ordering::Release);
     put_str(&mut s.table, &table);
+    put_str(&mut s.child_tables, &children.join("\n"));
     if p.checkpoint_first {
         in_transaction(|| spi_run("CHECKPOINT", &[]))?;
     }
@@ -166,6 +182,20 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             .unwrap_or(pg_sys::InvalidOid)
     })?;
     let standbys = s.standbys.load(Ordering::Acquire) > 0;
+    let children = s.child_tables();
+    if !children.is_empty() {
+        // The parents' new keys, for the children's statements: a temporary table writes no WAL
+        // and uses this backend's local buffers, so the counters see only the run's tables.
+        in_transaction(|| {
+            spi_run(
+                &format!(
+                    "CREATE TEMPORARY TABLE IF NOT EXISTS {PARENT_IDS} (id {}) ON COMMIT DELETE ROWS",
+                    p.kind().key_type().sql()
+                ),
+                &[],
+            )
+        })?;
+    }
     let watched = s.watch_paths();
     let mut disk_checked_ns = 0;
     let mut pending: Option<BatchRecord> = None;
@@ -196,6 +226,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         let mut counters = Counters::default();
         let transactions = if p.method() == Method::Single { n } else { 1 };
         let mut index_bytes = 0;
+        let mut child_wal: Option<(i64, i64)> = None;
         for t in 0..transactions {
             let last = t == transactions - 1;
             if p.skew_model() == SkewModel::Transaction {
@@ -205,16 +236,30 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                 let shift = crate::generators::rng::with_rng(|r| r.random_range(-skew..=skew));
                 set_guc(c"keybench.clock_shift_ms", &shift.to_string());
             }
-            let (c, size) = in_transaction(|| {
+            let (c, size, child) = in_transaction(|| {
                 if let Some(rec) = pending.take() {
                     write_batch(run_id, client, p.batch_size, standbys, &rec);
                 }
                 let before = usage();
                 let (f0, h0) = xact_blocks(index);
-                match p.method() {
-                    Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
-                    Method::Single => spi_run(&p.insert_one(&table), &[]),
-                    Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
+                let mut child = None;
+                if children.is_empty() {
+                    match p.method() {
+                        Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
+                        Method::Single => spi_run(&p.insert_one(&table), &[]),
+                        Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
+                    }
+                } else {
+                    // The parents, then each child's rows for them (validation allows children
+                    // with insert and single only): the children's WAL apart.
+                    let rows = if p.method() == Method::Single { 1 } else { n };
+                    spi_run(&p.insert_parents(&table, PARENT_IDS, rows), &[]);
+                    let mid = usage();
+                    for c in &children {
+                        spi_run(&p.insert_children(c, PARENT_IDS), &[]);
+                    }
+                    let c = delta(&mid, &usage());
+                    child = Some((c.wal_bytes, c.wal_fpi));
                 }
                 let after = usage();
                 let (f1, h1) = xact_blocks(index);
@@ -222,10 +267,14 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                 c.index_blks_hit = h1 - h0;
                 c.index_blks_read = (f1 - f0) - (h1 - h0);
                 let size = if last { relation_size(index) } else { 0 };
-                (c, size)
+                (c, size, child)
             })?;
             counters += c;
             index_bytes = size;
+            if let Some((w, f)) = child {
+                let (w0, f0) = child_wal.unwrap_or((0, 0));
+                child_wal = Some((w0 + w, f0 + f));
+            }
             if !last && h.stop_requested() {
                 return Ok(());
             }
@@ -239,6 +288,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             counters,
             index_bytes,
             end_lsn: if standbys { insert_lsn() } else { 0 },
+            child_wal,
         });
         let before = s.rows_done.fetch_add(n, Ordering::AcqRel);
         // checkpoint_every: the batch that takes the load past a multiple of it asks for a
@@ -371,6 +421,8 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
         if p.distributed {
             distributed::finish_distributed(run_id, index, &h.ext_schema(), &mut totals);
         }
+        let children = s.child_tables();
+        let child_figures = (!children.is_empty()).then(|| child_figures(&p, &table, &children));
         let t = &totals;
         let mut args: Vec<pgrx::datum::DatumWithOid> =
             vec![run_id.into(), t.batches.into(), t.elapsed_ms.into()];
@@ -425,8 +477,17 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
                 &[run_id.into()],
             );
         }
+        if let Some(figures) = child_figures {
+            spi_run(
+                "UPDATE keybench.runs SET child_figures = $2,
+                    (child_wal_bytes, child_wal_fpi) = (SELECT sum(child_wal_bytes)::bigint, sum(child_wal_fpi)::bigint
+                                                        FROM keybench.batches WHERE run_id = $1)
+                 WHERE run_id = $1",
+                &[run_id.into(), pgrx::JsonB(figures).into()],
+            );
+        }
         if !p.keep {
-            spi_run(&format!("DROP TABLE {table}"), &[]);
+            spi_run(&drop_run_tables(&table, &children, false), &[]);
         }
         totals
     });
@@ -445,6 +506,60 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
             close_unfinished(h, s, run_id, &table);
         }
     }
+}
+
+/// The figures of a run's foreign-key child tables at the end of its load, one object each (the
+/// columns of keybench.run_children); with fk_check after, each foreign key is added first, timed
+/// and counted.
+fn child_figures(p: &Params, table: &str, children: &[String]) -> serde_json::Value {
+    #[derive(serde::Deserialize, serde::Serialize)]
+    struct Sizes {
+        rows: i64,
+        key_bytes: Option<i64>,
+        heap_bytes: i64,
+        pkey_bytes: Option<i64>,
+        fk_index: Option<i64>,
+    }
+    let mut out = Vec::with_capacity(children.len());
+    for (i, child) in children.iter().enumerate() {
+        let mut fig = serde_json::json!({ "child": i + 1 });
+        if p.fk_after {
+            let before = usage();
+            let t0 = std::time::Instant::now();
+            spi_run(&p.add_foreign_key(table, child), &[]);
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let c = delta(&before, &usage());
+            fig["fk_added_ms"] = ms.into();
+            fig["fk_added_wal_bytes"] = c.wal_bytes.into();
+            fig["fk_added_shared_read"] = c.shared_read.into();
+        }
+        let sizes = crate::pg::spi::row::<Sizes>(
+            &format!(
+                "SELECT c.rows, c.key_bytes, pg_relation_size($1::regclass) AS heap_bytes,
+                    (SELECT pg_relation_size(i.indexrelid) FROM pg_index i
+                     WHERE i.indrelid = $1::regclass AND i.indisprimary) AS pkey_bytes,
+                    (SELECT i.indexrelid::bigint FROM pg_index i
+                     WHERE i.indrelid = $1::regclass AND NOT i.indisprimary) AS fk_index
+                 FROM (SELECT count(*) AS rows, sum(pg_column_size(parent_id))::bigint AS key_bytes
+                       FROM {child}) c"
+            ),
+            &[child.clone().into()],
+        )
+        .expect("an aggregate returns a row");
+        if let Some(oid) = sizes.fk_index {
+            let d = crate::inspect::density::scan(pg_sys::Oid::from(oid as u32));
+            fig["fk_index_bytes"] = d.index_size.into();
+            fig["fk_leaf_pages"] = d.leaf_pages.into();
+            fig["fk_avg_leaf_density"] = d.avg_leaf_density.into();
+            fig["fk_leaf_fragmentation"] = d.leaf_fragmentation.into();
+        }
+        fig["rows"] = sizes.rows.into();
+        fig["key_bytes"] = sizes.key_bytes.into();
+        fig["heap_bytes"] = sizes.heap_bytes.into();
+        fig["pkey_bytes"] = sizes.pkey_bytes.into();
+        out.push(fig);
+    }
+    serde_json::Value::Array(out)
 }
 
 /// Close a run that failed or was cancelled: a paused standby resumed, its table dropped (unless
@@ -468,8 +583,9 @@ fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
     let mut not_dropped = None;
     let drop = !p.keep || s.disk_full.load(Ordering::Acquire) != 0;
     if drop {
+        let stmt = drop_run_tables(table, &s.child_tables(), true);
         for _ in 0..3 {
-            match in_transaction(|| spi_run(&format!("DROP TABLE IF EXISTS {table}"), &[])) {
+            match in_transaction(|| spi_run(&stmt, &[])) {
                 Ok(()) => {
                     not_dropped = None;
                     break;

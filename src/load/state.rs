@@ -48,6 +48,8 @@ pub struct LoadState {
     pub checkpointing: AtomicU32,
     /// The run's table, schema-qualified and quoted (written by worker 0 during set-up).
     pub table: [u8; 256],
+    /// Its foreign-key child tables (children), the same way, one a line.
+    pub child_tables: [u8; 2048],
     /// The tablespace the caller's session names in default_tablespace (empty: the database's),
     /// where worker 0 creates the run's table.
     pub tablespace: [u8; 128],
@@ -64,6 +66,12 @@ pub struct LoadState {
 impl LoadState {
     pub fn table(&self) -> String {
         get_str(&self.table)
+    }
+    pub fn child_tables(&self) -> Vec<String> {
+        get_str(&self.child_tables)
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
     pub fn tablespace(&self) -> String {
         get_str(&self.tablespace)

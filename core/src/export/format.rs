@@ -220,6 +220,19 @@ export_row! {
         pub leaf_pages: Option<i64>,
         #[serde(default)]
         pub secondary_index_bytes: Option<Value>,
+        /// Foreign-key children (0.9.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub children: Option<i32>,
+        #[serde(default)]
+        pub rows_per_child: Option<i32>,
+        #[serde(default)]
+        pub fk_check: Option<String>,
+        #[serde(default)]
+        pub child_wal_bytes: Option<i64>,
+        #[serde(default)]
+        pub child_wal_fpi: Option<i64>,
+        #[serde(default)]
+        pub child_figures: Option<Value>,
     }
 }
 
@@ -243,6 +256,11 @@ export_row! {
         pub index_blks_read: i64,
         pub index_blks_hit: i64,
         pub index_bytes: i64,
+        /// With children (0.9.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub child_wal_bytes: Option<i64>,
+        #[serde(default)]
+        pub child_wal_fpi: Option<i64>,
     }
 }
 

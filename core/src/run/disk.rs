@@ -58,6 +58,8 @@ pub struct Estimate {
     pub heap: i64,
     pub primary_key: i64,
     pub secondary: i64,
+    /// The foreign-key child tables: their heaps, primary keys and parent_id indexes.
+    pub children: i64,
     pub batches: i64,
     /// How much more pg_wal may hold while the load runs.
     pub wal: i64,
@@ -88,10 +90,23 @@ pub fn estimate(p: &Params, l: Layout, wal: i64, wal_why: String) -> Estimate {
     } else {
         0
     };
+    let child_rows = p.rows * p.rows_per_child as i64;
+    let children = if p.children > 0 {
+        // A child row: its header, its bigint id, the parent's key and the payload (its varlena
+        // header at most 4 bytes).
+        let tuple = 24 + 8 + l.key + p.payload_width as i64 + 4;
+        let one = heap_bytes(child_rows, tuple)
+            + btree_bytes(child_rows, 8, ff)
+            + btree_bytes(child_rows, l.key, if ordered { ff } else { 0.5 });
+        one * p.children as i64
+    } else {
+        0
+    };
     Estimate {
         heap: heap_bytes(p.rows, l.tuple),
         primary_key,
         secondary,
+        children,
         batches: p.batches() * BYTES_PER_BATCH,
         wal,
         wal_why,

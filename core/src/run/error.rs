@@ -21,6 +21,9 @@ pub const MAX_STANDBY_TIMEOUT: i32 = 86_400;
 /// The most shards Citus gives a table.
 pub const MAX_SHARDS: i32 = 64_000;
 pub const MAX_SKEW_MS: i32 = 86_400_000;
+/// The most foreign-key child tables of a run, and rows per child table per parent row.
+pub const MAX_CHILDREN: i32 = 8;
+pub const MAX_ROWS_PER_CHILD: i32 = 100;
 /// The largest identity CACHE a run takes.
 pub const MAX_IDENTITY_CACHE: i32 = 1_000_000;
 
@@ -99,6 +102,22 @@ pub enum RunError {
     WalCompressionPrivilege(&'static str),
     #[error("skew_model {0} needs clock_skew_ms above 0")]
     SkewModelWithoutSkew(&'static str),
+    #[error("children must be between 0 and {MAX_CHILDREN}, not {0}")]
+    Children(i32),
+    #[error("rows_per_child must be between 1 and {MAX_ROWS_PER_CHILD}, not {0}")]
+    RowsPerChild(i32),
+    #[error("unknown fk_check \"{0}\"")]
+    FkCheck(String),
+    #[error("{0} ({1}) needs children above 0")]
+    ChildKnob(&'static str, String),
+    #[error("children need method insert or single, not {0}")]
+    ChildrenMethod(&'static str),
+    #[error("{rows} rows with {children} children, {rows_per_child} child rows per parent row in each, come to more than {MAX_ROWS} rows in all")]
+    ChildRows {
+        rows: i64,
+        children: i32,
+        rows_per_child: i32,
+    },
     #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
     NoTablespace(String),
     #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
@@ -108,9 +127,9 @@ pub enum RunError {
 impl SqlError for RunError {
     fn sqlstate(&self) -> SqlState {
         match self {
-            RunError::KindUnavailable(..) | RunError::Distributed(_) => {
-                SqlState::FeatureNotSupported
-            }
+            RunError::KindUnavailable(..)
+            | RunError::Distributed(_)
+            | RunError::ChildrenMethod(_) => SqlState::FeatureNotSupported,
             RunError::TablespacePrivilege(_) | RunError::WalCompressionPrivilege(_) => {
                 SqlState::InsufficientPrivilege
             }
@@ -154,6 +173,23 @@ impl SqlError for RunError {
                 Some("Valid methods are: insert, single, copy, copy_keys.".into())
             }
             RunError::Subms(_) => Some("Valid values are: counter, random.".into()),
+            RunError::FkCheck(_) => Some(
+                "Valid values are: per_row (the constraint from the start, checked per child row), \
+                 after (added once the load is done), or NULL (per_row)."
+                    .into(),
+            ),
+            RunError::ChildKnob(..) => {
+                Some("Give children => N (1 to 8) to load foreign-key child tables.".into())
+            }
+            RunError::ChildrenMethod(_) => Some(
+                "COPY loads one table; children are loaded by INSERT in the parent's transaction."
+                    .into(),
+            ),
+            RunError::ChildRows { .. } => Some(
+                "The row limit counts every table's rows: load fewer parent rows, fewer children \
+                 or fewer rows per child."
+                    .into(),
+            ),
             RunError::WalCompressionUnavailable(..) => Some(
                 "lz4 and zstd need PostgreSQL 15 or later, built with them; pglz is always there."
                     .into(),

@@ -113,6 +113,20 @@ crate::sql_enum! {
 }
 
 crate::sql_enum! {
+    /// When a run with foreign-key children checks their foreign keys.
+    #[derive(Default)]
+    pub enum FkCheck {
+        /// The constraint is there from the start: every child row probes the parent's primary
+        /// key as it is inserted (what an application's schema pays).
+        #[default]
+        PerRow,
+        /// The children load without it; ALTER TABLE ... ADD FOREIGN KEY once the load is done,
+        /// timed and counted on its own.
+        After,
+    }
+}
+
+crate::sql_enum! {
     /// uuidv7's 12 bits after the millisecond.
     #[derive(Default)]
     pub enum Subms {
@@ -171,6 +185,12 @@ pub struct Params {
     pub skew_model: u8,
     /// The workers' wal_compression: 0 the server's, else [`WalCompression`] as stored plus 1.
     pub wal_compression: u8,
+    /// Foreign-key child tables of the run's table (0: none), each loaded with `rows_per_child`
+    /// rows per parent row in the parent's transaction, their foreign keys checked per row or
+    /// added after the load (`fk_after`).
+    pub children: i32,
+    pub rows_per_child: i32,
+    pub fk_after: bool,
 }
 
 /// The default of `users`: customer_id and user_id from 0 to 100,000.
@@ -213,6 +233,13 @@ pub struct RunRequest {
     pub skew_model: Option<String>,
     /// None: the server's wal_compression.
     pub wal_compression: Option<String>,
+    /// Foreign-key child tables (0: none).
+    pub children: i32,
+    /// Rows per child table per parent row (None: 1; only with children).
+    pub rows_per_child: Option<i32>,
+    /// When the children's foreign keys are checked, [`FkCheck`] (None: per_row; only with
+    /// children).
+    pub fk_check: Option<String>,
 }
 
 impl Default for RunRequest {
@@ -244,6 +271,9 @@ impl Default for RunRequest {
             identity_cache: None,
             skew_model: None,
             wal_compression: None,
+            children: 0,
+            rows_per_child: None,
+            fk_check: None,
         }
     }
 }
@@ -323,11 +353,15 @@ impl RunRequest {
                         + 1
                 }
             },
+            children: 0,
+            rows_per_child: 0,
+            fk_after: false,
         };
         self.curve(&mut p)?;
         self.readers(&mut p)?;
         self.distribution(&mut p)?;
         self.standbys(&mut p)?;
+        self.children(&mut p)?;
         Ok(p)
     }
 
@@ -446,6 +480,55 @@ impl RunRequest {
         Ok(())
     }
 
+    /// Foreign-key children: how many tables, rows per parent row, when their keys are checked.
+    /// Every kind and shape can have them (a child's parent_id has the key's own type); the
+    /// loads that cannot are COPY's (one table per COPY) and distributed ones.
+    fn children(&self, p: &mut Params) -> Result<(), RunError> {
+        if !(0..=MAX_CHILDREN).contains(&self.children) {
+            return Err(RunError::Children(self.children));
+        }
+        if self.children == 0 {
+            if let Some(k) = self.rows_per_child {
+                return Err(RunError::ChildKnob("rows_per_child", k.to_string()));
+            }
+            if let Some(f) = &self.fk_check {
+                return Err(RunError::ChildKnob("fk_check", f.clone()));
+            }
+            return Ok(());
+        }
+        let k = self.rows_per_child.unwrap_or(1);
+        if !(1..=MAX_ROWS_PER_CHILD).contains(&k) {
+            return Err(RunError::RowsPerChild(k));
+        }
+        let fk = match &self.fk_check {
+            None => FkCheck::PerRow,
+            Some(f) => FkCheck::parse(f).ok_or_else(|| RunError::FkCheck(f.clone()))?,
+        };
+        match p.method() {
+            Method::Copy | Method::CopyKeys => {
+                return Err(RunError::ChildrenMethod(p.method().name()))
+            }
+            Method::Insert | Method::Single => {}
+        }
+        if p.distributed {
+            return Err(RunError::Distributed(
+                "children, whose foreign keys Citus needs co-located with the parent".into(),
+            ));
+        }
+        let all = p.rows as i128 * (1 + self.children as i128 * k as i128);
+        if all > MAX_ROWS as i128 {
+            return Err(RunError::ChildRows {
+                rows: p.rows,
+                children: self.children,
+                rows_per_child: k,
+            });
+        }
+        p.children = self.children;
+        p.rows_per_child = k;
+        p.fk_after = fk == FkCheck::After;
+        Ok(())
+    }
+
     /// The wait for the server's streaming standbys at the end of the load.
     fn standbys(&self, p: &mut Params) -> Result<(), RunError> {
         if !(1..=MAX_STANDBY_TIMEOUT).contains(&self.standby_timeout) {
@@ -491,6 +574,10 @@ pub struct RunRecord {
     pub node_per_client: bool,
     pub identity_cache: Option<i32>,
     pub skew_model: &'static str,
+    /// Foreign-key children: NULL, all three, without them.
+    pub children: Option<i32>,
+    pub rows_per_child: Option<i32>,
+    pub fk_check: Option<&'static str>,
 }
 
 impl Params {
@@ -520,7 +607,71 @@ impl Params {
             node_per_client: self.node_per_client,
             identity_cache: (self.kind() == Kind::Bigint).then_some(self.identity_cache),
             skew_model: self.skew_model().name(),
+            children: (self.children > 0).then_some(self.children),
+            rows_per_child: (self.children > 0).then_some(self.rows_per_child),
+            fk_check: (self.children > 0).then(|| self.fk_check().name()),
         }
+    }
+
+    /// When the children's foreign keys are checked.
+    pub fn fk_check(&self) -> FkCheck {
+        if self.fk_after {
+            FkCheck::After
+        } else {
+            FkCheck::PerRow
+        }
+    }
+
+    /// Rows of the load in all its tables: the parent's and its children's.
+    pub fn all_rows(&self) -> i64 {
+        self.rows * (1 + self.children as i64 * self.rows_per_child as i64)
+    }
+
+    /// The statements that create child `i`'s table `child` (schema-qualified and quoted) of the
+    /// run's table `table`, whose key has SQL type `key_type`: its own bigint identity, the
+    /// parent's key, a payload of the parent's width, and an index on the parent's key; with
+    /// fk_check per_row, the foreign key from the start (else [`Params::add_foreign_key`]).
+    pub fn create_child(&self, table: &str, child: &str, key_type: &str) -> Vec<String> {
+        let fk = if self.fk_after {
+            String::new()
+        } else {
+            format!(", FOREIGN KEY (parent_id) REFERENCES {table} (id)")
+        };
+        vec![
+            format!(
+                "CREATE TABLE {child} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+                 parent_id {key_type} NOT NULL, payload text NOT NULL{fk})"
+            ),
+            format!(
+                "CREATE INDEX ON {child} (parent_id) WITH (fillfactor = {})",
+                self.fillfactor
+            ),
+        ]
+    }
+
+    /// fk_check after: the statement that adds child `child`'s foreign key once loaded.
+    pub fn add_foreign_key(&self, table: &str, child: &str) -> String {
+        format!("ALTER TABLE {child} ADD FOREIGN KEY (parent_id) REFERENCES {table} (id)")
+    }
+
+    /// With children: one batch of `n` parent rows whose new keys go to the temporary table
+    /// `ids` (which writes no WAL), for the children's statements to read.
+    pub fn insert_parents(&self, table: &str, ids: &str, n: i64) -> String {
+        let (cols, exprs) = self.shape().row(self.payload_width, self.users);
+        format!(
+            "WITH p AS (INSERT INTO {table} ({cols}) SELECT {exprs} FROM generate_series(1, {n}) RETURNING id) \
+             INSERT INTO {ids} (id) SELECT id FROM p"
+        )
+    }
+
+    /// With children: child `child`'s rows for the parents in `ids`, `rows_per_child` per parent,
+    /// in the parents' order (each parent's rows together, as an application writes them).
+    pub fn insert_children(&self, child: &str, ids: &str) -> String {
+        format!(
+            "INSERT INTO {child} (parent_id, payload) SELECT i.id, repeat('x', {}) \
+             FROM {ids} i CROSS JOIN LATERAL generate_series(1, {}) g",
+            self.payload_width, self.rows_per_child
+        )
     }
 
     /// The workers' wal_compression, None for the server's.
@@ -674,6 +825,7 @@ pub fn duration_words(s: f64) -> String {
 #[cfg(test)]
 mod unit_tests {
     use super::*;
+    use crate::sqlstate::{SqlError, SqlState};
 
     fn p(rows: i64, batch: i64) -> Params {
         RunRequest {
@@ -881,6 +1033,163 @@ mod unit_tests {
             params.insert_one("t"),
             "INSERT INTO t (user_id, payload) VALUES ((random() * 100000)::bigint, repeat('x', 60))"
         );
+    }
+
+    #[test]
+    fn children() {
+        let req = |kind: &str| RunRequest {
+            children: 3,
+            ..RunRequest::new(kind, 1000)
+        };
+        let p = req("uuidv4").validate().unwrap();
+        assert_eq!(
+            (p.children, p.rows_per_child, p.fk_check()),
+            (3, 1, FkCheck::PerRow)
+        );
+        assert_eq!(p.all_rows(), 4000);
+        let r = p.record(7);
+        assert_eq!(
+            (r.children, r.rows_per_child, r.fk_check),
+            (Some(3), Some(1), Some("per_row"))
+        );
+        let none = RunRequest::new("uuidv4", 1000).validate().unwrap();
+        let r = none.record(7);
+        assert_eq!(
+            (r.children, r.rows_per_child, r.fk_check),
+            (None, None, None)
+        );
+        assert_eq!(none.all_rows(), 1000);
+        // Every kind and shape can have children, with INSERT and single-row transactions.
+        for &k in Kind::ALL {
+            for &s in Shape::ALL {
+                for m in ["insert", "single"] {
+                    let p = RunRequest {
+                        shape: s.name().into(),
+                        method: m.into(),
+                        fk_check: Some("after".into()),
+                        rows_per_child: Some(4),
+                        ..req(k.name())
+                    }
+                    .validate()
+                    .unwrap();
+                    assert_eq!((p.rows_per_child, p.fk_check()), (4, FkCheck::After));
+                }
+            }
+        }
+        let bad = |r: RunRequest| r.validate().unwrap_err();
+        assert_eq!(
+            bad(RunRequest {
+                children: 9,
+                ..req("bigint")
+            }),
+            RunError::Children(9)
+        );
+        assert_eq!(
+            bad(RunRequest {
+                children: -1,
+                ..req("bigint")
+            }),
+            RunError::Children(-1)
+        );
+        assert_eq!(
+            bad(RunRequest {
+                rows_per_child: Some(0),
+                ..req("bigint")
+            }),
+            RunError::RowsPerChild(0)
+        );
+        assert_eq!(
+            bad(RunRequest {
+                rows_per_child: Some(2),
+                ..RunRequest::new("bigint", 10)
+            }),
+            RunError::ChildKnob("rows_per_child", "2".into())
+        );
+        assert_eq!(
+            bad(RunRequest {
+                fk_check: Some("after".into()),
+                ..RunRequest::new("bigint", 10)
+            }),
+            RunError::ChildKnob("fk_check", "after".into())
+        );
+        assert_eq!(
+            bad(RunRequest {
+                fk_check: Some("deferred".into()),
+                ..req("bigint")
+            }),
+            RunError::FkCheck("deferred".into())
+        );
+        for m in ["copy", "copy_keys"] {
+            let e = bad(RunRequest {
+                method: m.into(),
+                ..req("uuidv7")
+            });
+            assert_eq!(e.sqlstate(), SqlState::FeatureNotSupported);
+            assert!(e.to_string().contains(m), "{e}");
+        }
+        assert!(matches!(
+            bad(RunRequest {
+                distributed: true,
+                ..req("uuidv7")
+            }),
+            RunError::Distributed(_)
+        ));
+        assert_eq!(
+            bad(RunRequest {
+                rows: MAX_ROWS / 4 + 1,
+                batch_size: Some(1000),
+                children: 3,
+                ..RunRequest::new("bigint", 1)
+            }),
+            RunError::ChildRows {
+                rows: MAX_ROWS / 4 + 1,
+                children: 3,
+                rows_per_child: 1
+            }
+        );
+    }
+
+    #[test]
+    fn child_statements() {
+        let p = RunRequest {
+            children: 2,
+            rows_per_child: Some(3),
+            payload_width: 5,
+            ..RunRequest::new("uuidv4", 10)
+        }
+        .validate()
+        .unwrap();
+        let t = "keybench.\"run_1_uuidv4\"";
+        let c = "keybench.\"run_1_uuidv4_child1\"";
+        let create = p.create_child(t, c, "uuid").join("; ");
+        assert!(create.contains("parent_id uuid NOT NULL"), "{create}");
+        assert!(
+            create.contains(&format!("FOREIGN KEY (parent_id) REFERENCES {t} (id)")),
+            "{create}"
+        );
+        assert!(create.contains(&format!("CREATE INDEX ON {c} (parent_id)")));
+        let after = RunRequest {
+            fk_check: Some("after".into()),
+            ..RunRequest::new("bigint", 10)
+        };
+        let after = RunRequest {
+            children: 1,
+            ..after
+        }
+        .validate()
+        .unwrap();
+        assert!(!after
+            .create_child(t, c, "bigint")
+            .join(";")
+            .contains("FOREIGN KEY"));
+        assert_eq!(
+            after.add_foreign_key(t, c),
+            format!("ALTER TABLE {c} ADD FOREIGN KEY (parent_id) REFERENCES {t} (id)")
+        );
+        let ins = p.insert_children(c, "pg_temp.ids");
+        assert!(ins.contains("generate_series(1, 3)") && ins.contains("repeat('x', 5)"));
+        let par = p.insert_parents(t, "pg_temp.ids", 10);
+        assert!(par.contains("RETURNING id") && par.contains("INSERT INTO pg_temp.ids"));
     }
 
     #[test]
