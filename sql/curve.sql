@@ -10,8 +10,9 @@
 -- many as it has insertion points), append_points (the heap's last page, its free space map's
 -- page with data checksums on, and two a cycle for each ordered index: its rightmost leaf and
 -- that leaf's parent; a random index's internal pages, one in some 300 of its pages, are left
--- out), rows and checkpoint_every; base and
--- image_bytes are fitted, per kind and shape, to the measured WAL per row against the measured
+-- out; with foreign-key children, each child's parent_id index among the random leaves and its
+-- append points among the others), rows and checkpoint_every; base and
+-- image_bytes are fitted, per kind, shape and number of children, to the measured WAL per row against the measured
 -- images per row of the runs given. r_over_l is checkpoint_every against the leaves of the
 -- random primary keys of the runs given (the same shape and rows), so that every kind's runs of
 -- one checkpoint_every stand at one x.
@@ -38,11 +39,20 @@ BEGIN
   m AS (
     SELECT r.*,
            array_remove(ARRAY[CASE WHEN NOT r.insertion_ordered THEN r.leaf_pages::float8 END,
-                              CASE WHEN r.shape = 'c' THEN least(r.users + 1, r.user_pages) END], NULL) AS leaves,
+                              CASE WHEN r.shape = 'c' THEN least(r.users + 1, r.user_pages) END], NULL)
+             -- each foreign-key child's parent_id index: as random as the key (a parent's child
+             -- rows go to one leaf together)
+             || CASE WHEN NOT r.insertion_ordered THEN
+                  coalesce(ARRAY(SELECT (c ->> 'fk_leaf_pages')::float8 FROM jsonb_array_elements(r.child_figures) c), '{}')
+                ELSE '{}' END AS leaves,
            -- the heap's last page, and its free space map's page where data checksums make a
            -- change of it an image (FPI_FOR_HINT); an ordered primary key's rightmost leaf and
-           -- that leaf's parent; shape c's created_at index, the same
-           (1 + CASE WHEN r.data_checksums = 'on' THEN 1 ELSE 0 END + CASE WHEN r.insertion_ordered THEN 2 ELSE 0 END
+           -- that leaf's parent; shape c's created_at index, the same; and for each foreign-key
+           -- child its heap's last page (and free space map's), its own primary key's rightmost
+           -- leaf and its parent, and with an ordered key its parent_id index's, the same
+           ((1 + CASE WHEN r.data_checksums = 'on' THEN 1 ELSE 0 END) * (1 + coalesce(r.children, 0))
+              + CASE WHEN r.insertion_ordered THEN 2 ELSE 0 END * (1 + coalesce(r.children, 0))
+              + 2 * coalesce(r.children, 0)
               + CASE WHEN r.shape = 'c' THEN 2 ELSE 0 END)::float8 AS append,
            (SELECT max(o.leaf_pages) FROM r o WHERE NOT o.insertion_ordered AND o.shape = r.shape AND o.rows = r.rows) AS l_ref
     FROM r),
@@ -52,10 +62,10 @@ BEGIN
     WHERE b.rows_before >= m.rows - m.rows / 10
     GROUP BY b.run_id),
   fit AS (
-    SELECT m.kind, m.shape,
+    SELECT m.kind, m.shape, coalesce(m.children, 0) AS children,
            regr_intercept(m.wal_per_row, m.fpi_per_row) AS base,
            regr_slope(m.wal_per_row, m.fpi_per_row) AS image
-    FROM m GROUP BY m.kind, m.shape),
+    FROM m GROUP BY m.kind, m.shape, coalesce(m.children, 0)),
   out AS (
     SELECT m.run_id, m.kind, m.shape, m.rows, m.clients, m.users, m.checkpoint_every, m.checkpoints,
            m.checkpoints_other, m.leaf_pages, m.leaves, m.append,
@@ -63,13 +73,15 @@ BEGIN
            m.wal_per_row, m.fpi_per_row, t.fpi AS last_tenth,
            keybench_curve_model(m.leaves, m.append, m.rows, m.checkpoint_every) AS model_fpi,
            keybench_curve_model(m.leaves, m.append, m.rows, m.checkpoint_every, m.rows - m.rows / 10) AS model_tenth,
-           fit.base, fit.image
-    FROM m LEFT JOIN tenth t USING (run_id) JOIN fit USING (kind, shape))
+           fit.base, fit.image, coalesce(m.children, 0) AS children
+    FROM m LEFT JOIN tenth t USING (run_id) JOIN fit ON fit.kind = m.kind AND fit.shape = m.shape
+                                                     AND fit.children = coalesce(m.children, 0))
   SELECT o.run_id, o.kind, o.shape, o.rows, o.clients, o.users, o.checkpoint_every, o.checkpoints, o.checkpoints_other,
          o.leaf_pages, o.leaves, o.append, o.r_over_l, o.wal_per_row, o.fpi_per_row, o.last_tenth, o.model_fpi,
          o.model_tenth, o.base, o.image, o.base + o.image * o.model_fpi,
          o.wal_per_row / (SELECT f.wal_per_row FROM out f WHERE f.shape = o.shape AND f.rows = o.rows
-                            AND f.checkpoint_every = o.checkpoint_every ORDER BY f.run_id LIMIT 1)
+                            AND f.checkpoint_every = o.checkpoint_every AND f.children = o.children
+                          ORDER BY f.run_id LIMIT 1)
   FROM out o
   ORDER BY o.shape, o.kind, o.checkpoint_every, o.run_id;
 END $$;

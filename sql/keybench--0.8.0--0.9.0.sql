@@ -919,3 +919,68 @@ SELECT keybench.upgrade_give_grants('keybench_audit(text, boolean, bigint, inter
 
 DROP FUNCTION keybench.upgrade_save_grants(regprocedure);
 DROP FUNCTION keybench.upgrade_give_grants(regprocedure);
+
+-- keybench_curve_points: with foreign-key children, each child's parent_id index among a random
+-- key's leaves and its append points among the others, the fit per number of children.
+CREATE OR REPLACE FUNCTION keybench_curve_points(run_ids bigint[])
+RETURNS SETOF keybench.curve_point
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+BEGIN
+  IF run_ids IS NULL THEN
+    RAISE EXCEPTION 'keybench_curve_points: run_ids must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  RETURN QUERY
+  WITH r AS (
+    SELECT f.*, k.insertion_ordered,
+           (coalesce(f.secondary_index_bytes ->> 'user_id', '0'))::float8 / 8192 AS user_pages
+    FROM keybench.run_figures f JOIN keybench_kinds() k ON k.kind = f.kind
+    WHERE f.run_id = ANY (run_ids) AND f.checkpoint_every IS NOT NULL AND f.status = 'done'),
+  m AS (
+    SELECT r.*,
+           array_remove(ARRAY[CASE WHEN NOT r.insertion_ordered THEN r.leaf_pages::float8 END,
+                              CASE WHEN r.shape = 'c' THEN least(r.users + 1, r.user_pages) END], NULL)
+             -- each foreign-key child's parent_id index: as random as the key (a parent's child
+             -- rows go to one leaf together)
+             || CASE WHEN NOT r.insertion_ordered THEN
+                  coalesce(ARRAY(SELECT (c ->> 'fk_leaf_pages')::float8 FROM jsonb_array_elements(r.child_figures) c), '{}')
+                ELSE '{}' END AS leaves,
+           -- the heap's last page, and its free space map's page where data checksums make a
+           -- change of it an image (FPI_FOR_HINT); an ordered primary key's rightmost leaf and
+           -- that leaf's parent; shape c's created_at index, the same; and for each foreign-key
+           -- child its heap's last page (and free space map's), its own primary key's rightmost
+           -- leaf and its parent, and with an ordered key its parent_id index's, the same
+           ((1 + CASE WHEN r.data_checksums = 'on' THEN 1 ELSE 0 END) * (1 + coalesce(r.children, 0))
+              + CASE WHEN r.insertion_ordered THEN 2 ELSE 0 END * (1 + coalesce(r.children, 0))
+              + 2 * coalesce(r.children, 0)
+              + CASE WHEN r.shape = 'c' THEN 2 ELSE 0 END)::float8 AS append,
+           (SELECT max(o.leaf_pages) FROM r o WHERE NOT o.insertion_ordered AND o.shape = r.shape AND o.rows = r.rows) AS l_ref
+    FROM r),
+  tenth AS (
+    SELECT b.run_id, sum(b.wal_fpi)::float8 / sum(b.rows) AS fpi
+    FROM keybench.batches b JOIN m USING (run_id)
+    WHERE b.rows_before >= m.rows - m.rows / 10
+    GROUP BY b.run_id),
+  fit AS (
+    SELECT m.kind, m.shape, coalesce(m.children, 0) AS children,
+           regr_intercept(m.wal_per_row, m.fpi_per_row) AS base,
+           regr_slope(m.wal_per_row, m.fpi_per_row) AS image
+    FROM m GROUP BY m.kind, m.shape, coalesce(m.children, 0)),
+  out AS (
+    SELECT m.run_id, m.kind, m.shape, m.rows, m.clients, m.users, m.checkpoint_every, m.checkpoints,
+           m.checkpoints_other, m.leaf_pages, m.leaves, m.append,
+           m.checkpoint_every / coalesce(m.l_ref, m.leaf_pages)::float8 AS r_over_l,
+           m.wal_per_row, m.fpi_per_row, t.fpi AS last_tenth,
+           keybench_curve_model(m.leaves, m.append, m.rows, m.checkpoint_every) AS model_fpi,
+           keybench_curve_model(m.leaves, m.append, m.rows, m.checkpoint_every, m.rows - m.rows / 10) AS model_tenth,
+           fit.base, fit.image, coalesce(m.children, 0) AS children
+    FROM m LEFT JOIN tenth t USING (run_id) JOIN fit ON fit.kind = m.kind AND fit.shape = m.shape
+                                                     AND fit.children = coalesce(m.children, 0))
+  SELECT o.run_id, o.kind, o.shape, o.rows, o.clients, o.users, o.checkpoint_every, o.checkpoints, o.checkpoints_other,
+         o.leaf_pages, o.leaves, o.append, o.r_over_l, o.wal_per_row, o.fpi_per_row, o.last_tenth, o.model_fpi,
+         o.model_tenth, o.base, o.image, o.base + o.image * o.model_fpi,
+         o.wal_per_row / (SELECT f.wal_per_row FROM out f WHERE f.shape = o.shape AND f.rows = o.rows
+                            AND f.checkpoint_every = o.checkpoint_every AND f.children = o.children
+                          ORDER BY f.run_id LIMIT 1)
+  FROM out o
+  ORDER BY o.shape, o.kind, o.checkpoint_every, o.run_id;
+END $$;

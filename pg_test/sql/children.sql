@@ -36,6 +36,13 @@ SELECT f.kind, abs(f.parent_wal_per_row + f.child_wal_per_row - f.wal_per_row) <
        f.child_wal_per_row > f.parent_wal_per_row AS three_children_outweigh_the_parent
 FROM ch JOIN keybench.run_figures f USING (run_id) ORDER BY f.run_id;
 
+-- The cost curve's model counts each child's parent_id index among a random key's leaves: for
+-- uuidv4 it projects the images of parent and children together within a third (it agrees within
+-- about 10%; the margin is for a tiny table).
+SELECT p.kind, array_length(p.random_leaves, 1) AS random_indexes,
+       CASE WHEN p.kind = 'uuidv4' THEN p.fpi_per_row / p.model_fpi_per_row BETWEEN 0.67 AND 1.5 END AS model_agrees
+FROM keybench_curve_points(ARRAY(SELECT run_id FROM ch)) p ORDER BY p.run_id;
+
 -- fk_check after: the children load without their foreign key, which is added at the end, timed
 -- and counted; a kept run keeps its children, each with its key in place; rows_per_child rows
 -- per parent; shape c and single-row transactions take children too.
@@ -58,6 +65,13 @@ BEGIN
     RAISE NOTICE 'child %: % parents, % rows each at least', i, n, per;
   END LOOP;
 END $$;
+-- keybench_read's join on a run with children reads the run's first child (4 rows per parent,
+-- as loaded), and leaves it in place.
+CREATE TEMP TABLE kept_read AS SELECT r.* FROM kept, LATERAL keybench_read(kept.run_id, 'join', 500) r;
+SELECT r.workload, r.rows_per_op, rd.children, rd.child_rows, rd.fk_index_bytes > 0 AS fk_index_sized
+FROM kept_read r JOIN keybench.reads rd USING (read_id);
+SELECT to_regclass(format('keybench.%I', keybench.run_child_table_name(run_id, kind, 1))) IS NOT NULL AS child_kept
+FROM kept;
 SELECT run_id IS NOT NULL AS ran, rows FROM keybench_run('bigint', 300, batch_size => 100, method => 'single', children => 1);
 SELECT batch, rows, child_wal_bytes > 0 AS children_counted FROM keybench.batches
 WHERE run_id = (SELECT max(run_id) FROM keybench.runs) ORDER BY batch;

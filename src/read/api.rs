@@ -106,11 +106,24 @@ pub fn keybench_read(
         hot_fraction: hot_fraction.unwrap_or(0.01),
         window_us,
         children: children.unwrap_or(4),
+        run_children: false,
         table_rows: 0,
         pool_len: 0,
         pk_oid: pk.to_u32(),
         window_by_key,
     };
+    if w == Workload::Join {
+        // A run loaded with foreign-key children: join reads its first child, whose rows came with
+        // their parents (rows_per_child each), rather than one built after the load.
+        let per: Option<i32> = spi_one(
+            "SELECT CASE WHEN children > 0 THEN rows_per_child END FROM keybench.runs WHERE run_id = $1",
+            &[run_id.into()],
+        );
+        if let Some(per) = per {
+            r.run_children = true;
+            r.children = per;
+        }
+    }
     let ext = extension_schema();
     // Refused before anything is read: a window workload on a table without a time column.
     r.sample_column(&ext).unwrap_or_else(|e| raise(e));

@@ -45,6 +45,18 @@ impl Work for Read {
     }
 }
 
+/// The child table join reads: the run's first child for a run with children, else the read's own
+/// (`object_names`).
+fn child_of(r: &ReadParams, read_id: i64) -> String {
+    if r.run_children {
+        crate::kind::run_child_table_names(r.run_id, r.kind(), 1)
+            .pop()
+            .expect("one child's name")
+    } else {
+        object_names(read_id).0
+    }
+}
+
 /// The objects a read may create, named from its id (quoted by construction): the child table,
 /// its foreign-key index, and the index on the run table's created_at.
 pub fn object_names(read_id: i64) -> (String, String, String) {
@@ -182,11 +194,18 @@ fn setup(seg: &mut Segment<ReadState>) -> Result<(), Failure> {
             &[read_id.into(), rows.into(), r.pool_len.into()],
         )
     })?;
-    let (child, fk_index, time_index) = object_names(read_id);
+    let (own_child, fk_index, time_index) = object_names(read_id);
+    let child = if r.run_children {
+        in_transaction(|| child_of(&r, read_id))?
+    } else {
+        own_child
+    };
     if r.workload() == Workload::Join {
         in_transaction(|| {
-            for stmt in r.child_ddl(&table, &child, &fk_index) {
-                spi_run(&stmt, &[]);
+            if !r.run_children {
+                for stmt in r.child_ddl(&table, &child, &fk_index) {
+                    spi_run(&stmt, &[]);
+                }
             }
             spi_run(
                 &format!(
@@ -285,7 +304,11 @@ fn setup(seg: &mut Segment<ReadState>) -> Result<(), Failure> {
 fn work(seg: &Segment<ReadState>) -> Result<(), Failure> {
     let r = seg.state.read;
     let read_id = seg.state.read_id.load(Ordering::Acquire);
-    let (child, _, _) = object_names(read_id);
+    let child = if r.workload() == Workload::Join {
+        in_transaction(|| child_of(&r, read_id))?
+    } else {
+        String::new()
+    };
     let (sql, types) = r.statement(&seg.header.ext_schema(), &seg.state.table(), &child);
     let types = oids(&types);
     let pk = pg_sys::Oid::from(r.pk_oid);
@@ -361,7 +384,7 @@ fn drop_objects(r: &ReadParams, read_id: i64) {
         return;
     }
     let (child, _, time_index) = object_names(read_id);
-    if r.workload() == Workload::Join {
+    if r.workload() == Workload::Join && !r.run_children {
         spi_run(&format!("DROP TABLE IF EXISTS {child}"), &[]);
     }
     if r.needs_created_at_index() {
@@ -433,10 +456,10 @@ fn finish(seg: &mut Segment<ReadState>) {
     };
     let result = in_transaction(|| {
         if r.workload() == Workload::Join {
-            let (_, fk_index, _) = object_names(read_id);
             s.fk_index_bytes = spi_one(
-                "SELECT pg_relation_size(format('keybench.%s', $1::text)::regclass)",
-                &[fk_index.clone().into()],
+                "SELECT sum(pg_relation_size(i.indexrelid))::bigint FROM pg_index i
+                 WHERE i.indrelid = $1::regclass AND NOT i.indisprimary",
+                &[child_of(&r, read_id).into()],
             )
             .unwrap_or(0);
         }

@@ -162,6 +162,10 @@ pub struct ReadParams {
     pub hot_fraction: f64,
     pub window_us: i64,
     pub children: i32,
+    /// join on a run loaded with foreign-key children (keybench_run's children): the run's first
+    /// child table is read (its rows loaded with the parents, `children` per parent), not one the
+    /// read builds.
+    pub run_children: bool,
     /// Rows in the table when the keys were sampled, and how many were drawn into the pool.
     pub table_rows: i64,
     pub pool_len: i64,
@@ -336,6 +340,13 @@ impl ReadParams {
             Workload::Point | Workload::Recent => {
                 (format!("SELECT * FROM {table} WHERE id = $1"), vec![key])
             }
+            Workload::Join if self.run_children => (
+                format!(
+                    "SELECT p.id, c.id AS child_id, c.payload FROM {table} p JOIN {child} c ON c.parent_id = p.id \
+                     WHERE p.id = $1"
+                ),
+                vec![key],
+            ),
             Workload::Join => (
                 format!(
                     "SELECT p.id, c.child_id, c.amount FROM {table} p JOIN {child} c ON c.parent_id = p.id \
@@ -401,6 +412,7 @@ mod unit_tests {
             hot_fraction: 0.01,
             window_us: 10_000,
             children: 3,
+            run_children: false,
             table_rows: 0,
             pool_len: 0,
             pk_oid: 0,
