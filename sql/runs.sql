@@ -93,7 +93,13 @@ CREATE TABLE keybench.runs (
     fk_check text,
     child_wal_bytes bigint,
     child_wal_fpi bigint,
-    child_figures jsonb
+    child_figures jsonb,
+    onto bigint,
+    switch_xid bigint,
+    onto_rows_before bigint,
+    onto_heap_bytes_before bigint,
+    onto_index_bytes_before bigint,
+    switch_parts jsonb
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
 COMMENT ON COLUMN keybench.runs.imported_from IS 'for a run loaded by keybench_import: its run id and table at the source, and the source';
@@ -109,6 +115,10 @@ COMMENT ON COLUMN keybench.runs.children IS 'foreign-key child tables loaded wit
 COMMENT ON COLUMN keybench.runs.fk_check IS 'the children''s foreign keys: per_row (there from the start) or after (added once the load was done)';
 COMMENT ON COLUMN keybench.runs.child_wal_bytes IS 'the WAL of the children''s statements (their rows, indexes and foreign-key checks), included in wal_bytes';
 COMMENT ON COLUMN keybench.runs.child_wal_fpi IS 'the full-page images of the children''s statements, included in wal_fpi';
+COMMENT ON COLUMN keybench.runs.onto IS 'a switch of generator: the earlier run into whose kept table this run''s rows went (heap_bytes, index_bytes and the density are then that table''s, with both kinds'' rows)';
+COMMENT ON COLUMN keybench.runs.switch_xid IS 'a switch: the transaction id before its first row (rows newer than it are the switch''s)';
+COMMENT ON COLUMN keybench.runs.onto_index_bytes_before IS 'a switch: the primary key''s bytes before it (onto_rows_before, onto_heap_bytes_before: the table''s rows and heap)';
+COMMENT ON COLUMN keybench.runs.switch_parts IS 'a switch with uuid keys: the primary key''s leaves in the new keys'' range (inside) and the others (outside), each with its leaf pages, density and fragmentation';
 COMMENT ON COLUMN keybench.runs.child_figures IS 'one object per child table at the end of the load: rows, heap, primary key and parent_id index bytes, the parent_id index''s leaf density and fragmentation, the bytes of parent_id in its rows, and with fk_check after the foreign key''s time, WAL and reads';
 CREATE TABLE keybench.batches (
     run_id bigint NOT NULL REFERENCES keybench.runs ON DELETE CASCADE,
@@ -349,6 +359,24 @@ SELECT r.run_id, r.kind, r.rows AS parent_rows, r.rows_per_child, r.fk_check,
 FROM keybench.runs r CROSS JOIN LATERAL jsonb_array_elements(r.child_figures) c;
 COMMENT ON VIEW keybench.run_children IS 'the foreign-key child tables of runs with children: rows, sizes, the parent_id index''s leaf density and fragmentation, the key''s bytes in the child rows';
 GRANT SELECT ON keybench.run_children TO PUBLIC;
+-- Switches of generator (keybench_run's onto): the rows loaded after the switch, what they cost,
+-- and the mixed index they left, beside its state before.
+CREATE VIEW keybench.run_switches AS
+SELECT r.run_id, r.onto, a.kind AS from_kind, r.kind AS to_kind, r.status, r.onto_rows_before AS rows_before, r.rows,
+       r.elapsed_ms * 1000 / r.rows AS us_per_row, r.wal_bytes::float8 / r.rows AS wal_per_row,
+       r.wal_fpi::float8 / r.rows AS fpi_per_row, r.checkpoints,
+       r.onto_index_bytes_before AS index_bytes_before, r.index_bytes,
+       (r.index_bytes - r.onto_index_bytes_before) / 8192 AS index_pages_added,
+       r.avg_leaf_density, r.leaf_fragmentation,
+       (r.switch_parts -> 'inside' ->> 'leaf_pages')::bigint AS new_part_leaves,
+       (r.switch_parts -> 'inside' ->> 'avg_leaf_density')::float8 AS new_part_density,
+       (r.switch_parts -> 'inside' ->> 'leaf_fragmentation')::float8 AS new_part_fragmentation,
+       (r.switch_parts -> 'outside' ->> 'leaf_pages')::bigint AS old_part_leaves,
+       (r.switch_parts -> 'outside' ->> 'avg_leaf_density')::float8 AS old_part_density,
+       (r.switch_parts -> 'outside' ->> 'leaf_fragmentation')::float8 AS old_part_fragmentation
+FROM keybench.runs r JOIN keybench.runs a ON a.run_id = r.onto;
+COMMENT ON VIEW keybench.run_switches IS 'switches of generator (keybench_run''s onto): the new rows'' time, WAL and images per row, the index''s pages added, and its density as a whole and by part (the new keys'' range against the rest)';
+GRANT SELECT ON keybench.run_switches TO PUBLIC;
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
 -- keybench_read's results, one row per call: what was read, how, and what it cost.
@@ -425,12 +453,23 @@ DECLARE
   t regclass;
   down text;
 BEGIN
-  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key, k.children FROM keybench.runs k
+  FOR r IN SELECT k.run_id, k.kind, k.started_at, k.keep, k.lock_key, k.children, k.onto, k.switch_xid FROM keybench.runs k
            WHERE k.status = 'running' ORDER BY k.run_id LOOP
     CONTINUE WHEN NOT pg_try_advisory_xact_lock(keybench.run_lock_class(), coalesce(r.lock_key, (r.run_id % 2147483648)::int));
     BEGIN
       not_dropped := NULL;
-      IF NOT r.keep THEN
+      IF r.onto IS NOT NULL THEN
+        -- A switch: its rows out of the earlier run's table (those newer than its start), which
+        -- it never drops.
+        t := to_regclass(format('keybench.%I', keybench.run_table_name(r.onto, (SELECT a.kind FROM keybench.runs a WHERE a.run_id = r.onto))));
+        IF t IS NOT NULL AND r.switch_xid IS NOT NULL THEN
+          BEGIN
+            EXECUTE format('DELETE FROM %s WHERE age(xmin) < age(($1 %% 4294967296)::text::xid)', t) USING r.switch_xid;
+          EXCEPTION WHEN insufficient_privilege THEN RAISE;
+                    WHEN OTHERS THEN not_dropped := SQLERRM;
+          END;
+        END IF;
+      ELSIF NOT r.keep THEN
         -- A table that cannot be dropped (a distributed table with a node down) does not keep
         -- the run open: it is closed, keeping its table_name and saying why. On a Citus
         -- coordinator the nodes holding its shards are asked first, as a DROP that fails on one
@@ -461,11 +500,16 @@ BEGIN
       UPDATE keybench.runs k SET status = 'failed', finished_at = clock_timestamp(),
           error = concat_ws('; ', k.error, 'abandoned: no keybench process was working on it any more '
                             '(a server crash or restart, or a killed worker); closed by keybench_cleanup()',
-                            'its table could not be dropped: ' || not_dropped),
+                            CASE WHEN r.onto IS NULL THEN 'its table could not be dropped: '
+                                 ELSE format('its rows could not be deleted from run %s''s table: ', r.onto) END || not_dropped,
+                            CASE WHEN r.onto IS NOT NULL AND not_dropped IS NULL
+                                 THEN format('its rows deleted from run %s''s table (whose index keeps the pages they split)', r.onto) END),
           table_name = CASE WHEN k.keep OR not_dropped IS NOT NULL THEN k.table_name END
         WHERE k.run_id = r.run_id AND k.status = 'running';
       run_id := r.run_id; kind := r.kind; started_at := r.started_at;
-      action := CASE WHEN r.keep THEN 'marked failed, table kept'
+      action := CASE WHEN r.onto IS NOT NULL AND not_dropped IS NULL THEN format('marked failed, its rows deleted from run %s''s table', r.onto)
+                     WHEN r.onto IS NOT NULL THEN format('marked failed, its rows not deleted from run %s''s table: %s', r.onto, not_dropped)
+                     WHEN r.keep THEN 'marked failed, table kept'
                      WHEN not_dropped IS NOT NULL THEN 'marked failed, table not dropped: ' || not_dropped
                      ELSE 'marked failed, table dropped' END;
       RETURN NEXT;

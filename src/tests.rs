@@ -590,7 +590,7 @@ mod tests {
         .into_iter()
         .map(|a| (a.name.unwrap_or_default(), a.def))
         .collect();
-        assert_eq!(args.len(), 28, "{args:?}");
+        assert_eq!(args.len(), 29, "{args:?}");
         for (name, def) in &args {
             let Some(def) = def else { continue };
             let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
@@ -778,11 +778,13 @@ mod tests {
             (SqlState::UndefinedObject, ERRCODE_UNDEFINED_OBJECT),
             (SqlState::UndefinedTable, ERRCODE_UNDEFINED_TABLE),
             (SqlState::WrongObjectType, ERRCODE_WRONG_OBJECT_TYPE),
+            (SqlState::DatatypeMismatch, ERRCODE_DATATYPE_MISMATCH),
             (SqlState::FeatureNotSupported, ERRCODE_FEATURE_NOT_SUPPORTED),
             (
                 SqlState::ObjectNotInPrerequisiteState,
                 ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             ),
+            (SqlState::ObjectInUse, ERRCODE_OBJECT_IN_USE),
             (SqlState::DiskFull, ERRCODE_DISK_FULL),
             (
                 SqlState::ConfigurationLimitExceeded,

@@ -22,10 +22,14 @@ pub enum SqlState {
     UndefinedTable,
     /// 42809
     WrongObjectType,
+    /// 42804
+    DatatypeMismatch,
     /// 0A000
     FeatureNotSupported,
     /// 55000
     ObjectNotInPrerequisiteState,
+    /// 55006
+    ObjectInUse,
     /// 53100
     DiskFull,
     /// 53400
@@ -61,8 +65,10 @@ impl SqlState {
             SqlState::UndefinedObject => "42704",
             SqlState::UndefinedTable => "42P01",
             SqlState::WrongObjectType => "42809",
+            SqlState::DatatypeMismatch => "42804",
             SqlState::FeatureNotSupported => "0A000",
             SqlState::ObjectNotInPrerequisiteState => "55000",
+            SqlState::ObjectInUse => "55006",
             SqlState::DiskFull => "53100",
             SqlState::ConfigurationLimitExceeded => "53400",
             SqlState::ProgramLimitExceeded => "54000",

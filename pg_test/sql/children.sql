@@ -123,3 +123,14 @@ SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 10
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 300000000, children => 3)$$);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_compare(ARRAY['bigint'], 1000, children => 1, rows_per_child => NULL, fk_check => 'sometimes')$$);
 SELECT count(*) AS runs_running FROM keybench.runs WHERE status = 'running';
+
+-- The kept run's tables dropped, children with their parent (one DROP: a child's foreign key
+-- refuses the parent's DROP alone).
+DO $$
+DECLARE k record;
+BEGIN
+  SELECT * INTO k FROM kept;
+  EXECUTE format('DROP TABLE keybench.%I, keybench.%I, keybench.%I', keybench.run_child_table_name(k.run_id, k.kind, 1),
+                 keybench.run_child_table_name(k.run_id, k.kind, 2), keybench.run_table_name(k.run_id, k.kind));
+END $$;
+UPDATE keybench.runs SET table_name = NULL WHERE run_id = (SELECT run_id FROM kept);

@@ -5,7 +5,7 @@
 //! reads the index through shared buffers with a bulk-read ring, one share-locked page at a time.
 
 pub use keybench_core::inspect::density::*;
-pub use sql::{scan, Regclass};
+pub use sql::{scan, scan_parts, Regclass};
 
 /// The SQL function.
 mod sql {
@@ -435,7 +435,7 @@ mod sql {
                         return (blkno, true);
                     }
                     raw::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
-                    totals.add(blkno, &BtPage::parse(page_of(buf)));
+                    totals.add_page(blkno, page_of(buf));
                     raw::UnlockReleaseBuffer(buf);
                     blkno += 1;
                 }
@@ -447,6 +447,16 @@ mod sql {
     /// Read the whole index: metapage, then every block through a bulk-read buffer ring, each
     /// share-locked while it is parsed, honouring interrupts between pages.
     pub fn scan(index: pg_sys::Oid) -> Density {
+        scan_with(index, None).0
+    }
+
+    /// [`scan`], with the leaves split by their first key's range (`parts`, its bounds set).
+    pub fn scan_parts(index: pg_sys::Oid, parts: Parts) -> (Density, Parts) {
+        let (d, p) = scan_with(index, Some(parts));
+        (d, p.expect("the parts asked for are returned"))
+    }
+
+    fn scan_with(index: pg_sys::Oid, parts: Option<Parts>) -> (Density, Option<Parts>) {
         let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
         let rel = open_checked(index, lock);
         let name = rel_name(index);
@@ -458,6 +468,7 @@ mod sql {
             .unwrap_or_else(|magic| raise(DensityError::BadMeta(name.clone(), magic)));
         let mut totals = Totals {
             exact_free_space: pg_sys::PG_VERSION_NUM >= 180000,
+            parts,
             ..Totals::default()
         };
         // SAFETY: `rel` stays open and `strategy` allocated until `blocks.end()` below.
@@ -478,7 +489,62 @@ mod sql {
             pg_sys::FreeAccessStrategy(strategy);
             pg_sys::relation_close(rel, lock);
         }
-        finish(meta, &totals, pg_sys::BLCKSZ as usize)
+        (
+            finish(meta, &totals, pg_sys::BLCKSZ as usize),
+            totals.parts.take(),
+        )
+    }
+
+    /// The leaf density and fragmentation of a uuid-keyed B-tree index in two parts: the leaves
+    /// whose first key lies from `low` to `high`, and the others (a table whose keys changed
+    /// generator: the new keys' range against the rest). Needs what keybench_density needs.
+    #[pg_extern(volatile, strict, parallel_safe)]
+    fn keybench_density_parts(
+        index: Regclass,
+        low: pgrx::Uuid,
+        high: pgrx::Uuid,
+    ) -> TableIterator<
+        'static,
+        (
+            name!(part, String),
+            name!(leaf_pages, i64),
+            name!(avg_leaf_density, f64),
+            name!(leaf_fragmentation, f64),
+        ),
+    > {
+        if low.as_bytes() > high.as_bytes() {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("keybench_density_parts: low ({low}) is above high ({high})")
+            );
+        }
+        let first: Option<pg_sys::Oid> = crate::pg::spi::one(
+            "SELECT atttypid FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attnum = 1",
+            &[index.0.into()],
+        );
+        if first.is_some_and(|t| t != pg_sys::UUIDOID) {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                format!(
+                    "keybench_density_parts: the first column of index \"{}\" is not uuid",
+                    rel_name(index.0)
+                ),
+                "Key ranges are compared as uuids are: give a B-tree index whose first column is uuid."
+            );
+        }
+        let (_, p) = scan_parts(index.0, Parts::new(low.as_bytes(), high.as_bytes()));
+        TableIterator::new(
+            [("inside", p.inside), ("outside", p.outside)].map(|(name, t)| {
+                (
+                    name.to_string(),
+                    t.leaf_pages,
+                    t.avg_leaf_density(),
+                    t.leaf_fragmentation(),
+                )
+            }),
+        )
     }
 
     /// B-tree leaf density and fragmentation of an index, computed from its pages as

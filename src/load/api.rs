@@ -16,7 +16,7 @@ use super::*;
 use crate::kind::run_table_names;
 use crate::pg::error::{no_null_elements, raise, required};
 use crate::pg::present::{round_to, seconds, size_pretty};
-use crate::pg::spi::{one as spi_one, row, run as spi_run};
+use crate::pg::spi::{extension_schema, one as spi_one, row, run as spi_run};
 use crate::replicas::replay;
 use crate::runs::kept_run;
 use crate::workers::xact::{usage, xact_blocks};
@@ -169,7 +169,12 @@ type RunRow = (
 
 fn row_of(p: &Params, s: &Summary) -> RunRow {
     let c = &s.counters;
-    let table = p.keep.then(|| run_table_names(s.run_id, p.kind()).0);
+    // A switch's rows are in the earlier run's table.
+    let table = if p.onto > 0 {
+        Some(run_table_names(p.onto, p.onto_kind()).0)
+    } else {
+        p.keep.then(|| run_table_names(s.run_id, p.kind()).0)
+    };
     (
         s.run_id,
         p.kind().name().to_string(),
@@ -252,6 +257,7 @@ run_function! {
         children: i32 = 0,
         rows_per_child: i32 = "NULL",
         fk_check: text = "NULL",
+        onto: i64 = "NULL",
     ] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
@@ -454,7 +460,7 @@ pub fn keybench_probe(
     let (f0, h0) = xact_blocks(index);
     let before = usage();
     let t0 = std::time::Instant::now();
-    spi_run(&p.insert_batch(&table, rows), &[]);
+    spi_run(&p.insert_batch(&table, &extension_schema(), rows), &[]);
     let elapsed_ms = round_to(t0.elapsed().as_secs_f64() * 1e3, 2);
     let after = usage();
     let (f1, h1) = xact_blocks(index);

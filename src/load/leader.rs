@@ -102,6 +102,77 @@ fn check_wal_compression(p: &Params) {
     }
 }
 
+/// A switch (`onto`): the earlier run exists, finished, with its kept table; of the same shape and
+/// key type, a kind other than bigint, no children; no other switch onto it running; and the
+/// caller may insert into its table and delete from it. Its kind goes into `p`. (Worker 0 checks
+/// again, under a lock on the earlier run's row, that no other switch started meanwhile.)
+fn check_onto(p: &mut Params) {
+    if p.onto == 0 {
+        return;
+    }
+    let id = p.onto;
+    #[derive(serde::Deserialize)]
+    struct Earlier {
+        kind: String,
+        shape: String,
+        status: String,
+        kept: bool,
+        children: Option<i32>,
+        busy: Option<i64>,
+    }
+    let Some(e) = crate::pg::spi::row::<Earlier>(
+        "SELECT r.kind, r.shape, r.status, r.table_name IS NOT NULL AS kept, r.children,
+                (SELECT min(o.run_id) FROM keybench.runs o WHERE o.onto = r.run_id AND o.status = 'running') AS busy
+         FROM keybench.runs r WHERE r.run_id = $1",
+        &[id.into()],
+    ) else {
+        raise(RunError::OntoMissing(id))
+    };
+    if e.status != "done" {
+        raise(RunError::OntoState(id, e.status));
+    }
+    if e.children.unwrap_or(0) > 0 {
+        raise(RunError::OntoChildren(id));
+    }
+    let Some(kind) = Kind::parse(&e.kind) else {
+        raise(RunError::OntoMissing(id))
+    };
+    if kind == Kind::Bigint {
+        raise(RunError::OntoBigint(id));
+    }
+    let (from, to) = (kind.key_type(), p.kind().key_type());
+    if from != to {
+        raise(RunError::OntoType(
+            id,
+            kind.name().into(),
+            from.sql(),
+            p.kind().name(),
+            to.sql(),
+        ));
+    }
+    if e.shape != p.shape().name() {
+        raise(RunError::OntoShape(id, e.shape, p.shape().name()));
+    }
+    if let Some(b) = e.busy {
+        raise(RunError::OntoBusy(id, b));
+    }
+    let (table, _) = crate::kind::run_table_names(id, kind);
+    if !e.kept
+        || crate::pg::spi::one::<bool>("SELECT to_regclass($1) IS NULL", &[table.clone().into()])
+            != Some(false)
+    {
+        raise(RunError::OntoNoTable(id));
+    }
+    let may = crate::pg::spi::one::<bool>(
+        "SELECT has_table_privilege($1, 'INSERT') AND has_table_privilege($1, 'DELETE')",
+        &[table.clone().into()],
+    );
+    if may != Some(true) {
+        raise(RunError::OntoPrivilege(id, table));
+    }
+    p.onto_kind = kind as u8;
+}
+
 /// The leader of a load: start the workers, wait for them, report. However the run ends, it is closed
 /// (done, failed or cancelled, its table dropped unless kept) by the last worker out, or, when
 /// none is left to do it, by a clean-up worker started here.
@@ -119,7 +190,8 @@ pub fn run_paused(p: Params, conninfo: &str, place: &str, dblink: &str) -> Summa
     })
 }
 
-fn run_with(p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
+fn run_with(mut p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
+    check_onto(&mut p);
     let kind = p.kind();
     if let Some(f) = kind.server_function() {
         let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))

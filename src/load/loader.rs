@@ -90,7 +90,7 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
     }
     let lock_key = h.lock_key;
     let tablespace = s.tablespace();
-    let (run_id, index_oid, table, children) = in_transaction(|| {
+    let (run_id, index_oid, table, children, switch_xid) = in_transaction(|| {
         // The run's settings by column name (RunRecord), and the server's settings beside them.
         let record = serde_json::to_value(p.record(lock_key)).expect("a run record serializes");
         let columns = record
@@ -114,6 +114,43 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
             &[pgrx::JsonB(record).into()],
         )
         .expect("INSERT ... RETURNING gives a row");
+        if p.onto > 0 {
+            // A switch: the earlier run's kept table, as it is now; no other switch onto it may
+            // have started since the leader looked (its row locked until this commits).
+            let (table, _) = run_table_names(p.onto, p.onto_kind());
+            let busy: Option<i64> = spi_one(
+                "SELECT (SELECT min(o.run_id) FROM keybench.runs o
+                         WHERE o.onto = r.run_id AND o.status = 'running' AND o.run_id <> $2)
+                 FROM keybench.runs r WHERE r.run_id = $1 FOR UPDATE",
+                &[p.onto.into(), run_id.into()],
+            );
+            if let Some(b) = busy {
+                crate::pg::error::raise(super::RunError::OntoBusy(p.onto, b));
+            }
+            spi_run(
+                "UPDATE keybench.runs SET table_name = $2, switch_xid = txid_current(),
+                    onto_heap_bytes_before = pg_relation_size($2::regclass),
+                    onto_index_bytes_before = (SELECT pg_relation_size(i.indexrelid) FROM pg_index i
+                                               WHERE i.indrelid = $2::regclass AND i.indisprimary)
+                 WHERE run_id = $1",
+                &[run_id.into(), table.clone().into()],
+            );
+            spi_run(
+                &format!("UPDATE keybench.runs SET onto_rows_before = (SELECT count(*) FROM {table}) WHERE run_id = $1"),
+                &[run_id.into()],
+            );
+            let index_oid: pg_sys::Oid = spi_one(
+                "SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass AND indisprimary",
+                &[table.clone().into()],
+            )
+            .expect("the earlier run's table has a primary key");
+            let xid: i64 = spi_one(
+                "SELECT switch_xid FROM keybench.runs WHERE run_id = $1",
+                &[run_id.into()],
+            )
+            .expect("just set");
+            return (run_id, index_oid, table, Vec::new(), xid);
+        }
         let (table, index) = run_table_names(run_id, kind);
         // Where the caller's session would create it.
         spi_run(
@@ -141,8 +178,9 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
             &[table.clone().into()],
         )
         .expect("the table has a primary key");
-        (run_id, index_oid, table, children)
+        (run_id, index_oid, table, children, 0)
     })?;
+    s.switch_xid.store(switch_xid, Ordering::Release);
     s.run_id.store(run_id, Ordering::Release);
     s.index_oid.store(index_oid.to_u32(), Ordering::Release);
     put_str(&mut s.table, &table);
@@ -182,6 +220,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             .unwrap_or(pg_sys::InvalidOid)
     })?;
     let standbys = s.standbys.load(Ordering::Acquire) > 0;
+    let ext = h.ext_schema();
     let children = s.child_tables();
     if !children.is_empty() {
         // The parents' new keys, for the children's statements: a temporary table writes no WAL
@@ -245,8 +284,8 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                 let mut child = None;
                 if children.is_empty() {
                     match p.method() {
-                        Method::Insert => spi_run(&p.insert_batch(&table, n), &[]),
-                        Method::Single => spi_run(&p.insert_one(&table), &[]),
+                        Method::Insert => spi_run(&p.insert_batch(&table, &ext, n), &[]),
+                        Method::Single => spi_run(&p.insert_one(&table, &ext), &[]),
                         Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
                     }
                 } else {
@@ -477,6 +516,15 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
                 &[run_id.into()],
             );
         }
+        if p.onto > 0 {
+            switch_figures(
+                &p,
+                run_id,
+                &table,
+                index,
+                s.switch_xid.load(Ordering::Acquire),
+            );
+        }
         if let Some(figures) = child_figures {
             spi_run(
                 "UPDATE keybench.runs SET child_figures = $2,
@@ -562,6 +610,60 @@ fn child_figures(p: &Params, table: &str, children: &[String]) -> serde_json::Va
     serde_json::Value::Array(out)
 }
 
+/// The rows of a switch: those of `table` newer than its set-up's transaction `xid`, as SQL.
+const SWITCHED_ROWS: &str = "age(xmin) < age(($1 % 4294967296)::text::xid)";
+
+/// A switch's figures at its end: with uuid keys, the primary key's leaves in the new keys' range
+/// against the others (keybench.runs.switch_parts).
+fn switch_figures(p: &Params, run_id: i64, table: &str, index: pg_sys::Oid, xid: i64) {
+    if p.kind().key_type() != crate::kind::KeyType::Uuid {
+        return;
+    }
+    #[derive(serde::Deserialize)]
+    struct Range {
+        low: Option<String>,
+        high: Option<String>,
+    }
+    let r = crate::pg::spi::row::<Range>(
+        // (uuid has no min() before PostgreSQL 18.)
+        &format!(
+            "SELECT (SELECT id::text FROM {table} WHERE {SWITCHED_ROWS} ORDER BY id LIMIT 1) AS low,
+                    (SELECT id::text FROM {table} WHERE {SWITCHED_ROWS} ORDER BY id DESC LIMIT 1) AS high"
+        ),
+        &[xid.into()],
+    );
+    let Some((Some(low), Some(high))) = r.map(|r| (r.low, r.high)) else {
+        return;
+    };
+    let (Ok(lo), Ok(hi)) = (
+        ::uuid::Uuid::parse_str(&low),
+        ::uuid::Uuid::parse_str(&high),
+    ) else {
+        return;
+    };
+    let (_, parts) = crate::inspect::density::scan_parts(
+        index,
+        crate::inspect::density::Parts::new(lo.as_bytes(), hi.as_bytes()),
+    );
+    let part = |t: &crate::inspect::density::PartTotals| {
+        serde_json::json!({
+            "leaf_pages": t.leaf_pages,
+            "avg_leaf_density": t.avg_leaf_density(),
+            "leaf_fragmentation": t.leaf_fragmentation(),
+        })
+    };
+    let figures = serde_json::json!({
+        "low": low,
+        "high": high,
+        "inside": part(&parts.inside),
+        "outside": part(&parts.outside),
+    });
+    spi_run(
+        "UPDATE keybench.runs SET switch_parts = $2 WHERE run_id = $1",
+        &[run_id.into(), pgrx::JsonB(figures).into()],
+    );
+}
+
 /// Close a run that failed or was cancelled: a paused standby resumed, its table dropped (unless
 /// kept, and always when it stopped for want of disk space), and the run marked with the reason.
 fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
@@ -581,7 +683,36 @@ fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
     // node down) must not keep the run from being closed. It then keeps its table_name and
     // says why, for keybench_cleanup() or a DROP TABLE later.
     let mut not_dropped = None;
-    let drop = !p.keep || s.disk_full.load(Ordering::Acquire) != 0;
+    let drop = p.onto == 0 && (!p.keep || s.disk_full.load(Ordering::Acquire) != 0);
+    let mut deleted = None;
+    if p.onto > 0 {
+        // A switch never drops the earlier run's table: its own rows go, and the table is as it
+        // was but for the pages they split.
+        let xid = s.switch_xid.load(Ordering::Acquire);
+        for _ in 0..3 {
+            match in_transaction(|| {
+                spi_run(
+                    &format!("DELETE FROM {table} WHERE {SWITCHED_ROWS}"),
+                    &[xid.into()],
+                )
+            }) {
+                Ok(()) => {
+                    not_dropped = None;
+                    deleted = Some(format!(
+                        "its rows deleted from run {}'s table (whose index keeps the pages they split)",
+                        p.onto
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    not_dropped = Some(format!(
+                        "its rows could not be deleted from run {}'s table: {}",
+                        p.onto, e.message
+                    ))
+                }
+            }
+        }
+    }
     if drop {
         let stmt = drop_run_tables(table, &s.child_tables(), true);
         for _ in 0..3 {
@@ -595,12 +726,20 @@ fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
         }
     }
     close_stopped(h, "keybench_run", |status, error| {
-        let (error, keep_name) = match &not_dropped {
-            None => (error, !drop),
-            Some(e) => (
-                format!("{error}; its table could not be dropped: {e}"),
-                true,
-            ),
+        let (error, keep_name) = if p.onto > 0 {
+            // A switch: what became of its rows in the earlier run's table.
+            match not_dropped.as_ref().or(deleted.as_ref()) {
+                Some(what) => (format!("{error}; {what}"), false),
+                None => (error, false),
+            }
+        } else {
+            match &not_dropped {
+                None => (error, !drop),
+                Some(e) => (
+                    format!("{error}; its table could not be dropped: {e}"),
+                    true,
+                ),
+            }
         };
         spi_run(
             "UPDATE keybench.runs SET status = $2, finished_at = clock_timestamp(), error = nullif($3, ''),

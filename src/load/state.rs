@@ -60,6 +60,8 @@ pub struct LoadState {
     /// Set by the worker that stopped the load for want of disk space: the table is dropped
     /// even when kept.
     pub disk_full: AtomicU32,
+    /// A switch (`onto`): the transaction id of worker 0's set-up (the switch's rows are newer).
+    pub switch_xid: AtomicI64,
     pub summary: Summary,
 }
 

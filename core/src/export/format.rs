@@ -233,6 +233,19 @@ export_row! {
         pub child_wal_fpi: Option<i64>,
         #[serde(default)]
         pub child_figures: Option<Value>,
+        /// A switch of generator (0.9.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub onto: Option<i64>,
+        #[serde(default)]
+        pub switch_xid: Option<i64>,
+        #[serde(default)]
+        pub onto_rows_before: Option<i64>,
+        #[serde(default)]
+        pub onto_heap_bytes_before: Option<i64>,
+        #[serde(default)]
+        pub onto_index_bytes_before: Option<i64>,
+        #[serde(default)]
+        pub switch_parts: Option<Value>,
     }
 }
 

@@ -145,6 +145,70 @@ pub fn read_meta(page: &[u8]) -> Result<Meta, u32> {
     })
 }
 
+/// The first data key of a live leaf: `len` bytes after the index tuple's 8-byte header of item
+/// `P_FIRSTDATAKEY` (the second line pointer when the page has a right sibling, whose first is
+/// its high key; else the first). None for a page with no data item or a short tuple.
+pub fn first_key<'a>(page: &'a [u8], p: &BtPage, len: usize) -> Option<&'a [u8]> {
+    let items = (p.lower as usize).saturating_sub(PAGE_HEADER) / 4;
+    let first = usize::from(p.next != P_NONE);
+    if items <= first {
+        return None;
+    }
+    let id = u32_at(page, PAGE_HEADER + 4 * first);
+    let (off, len_item) = ((id & 0x7fff) as usize, (id >> 17) as usize);
+    let key = off.checked_add(8)?;
+    (len_item >= 8 + len && key + len <= page.len()).then(|| &page[key..key + len])
+}
+
+/// One part of an index's leaves: as [`Totals`] counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PartTotals {
+    pub leaf_pages: i64,
+    pub max_avail: u64,
+    pub free_space: u64,
+    pub fragments: i64,
+}
+
+impl PartTotals {
+    /// Leaf density as pgstatindex computes it, over this part's leaves (NaN for none).
+    pub fn avg_leaf_density(&self) -> f64 {
+        if self.max_avail > 0 {
+            two_decimals(100.0 - self.free_space as f64 / self.max_avail as f64 * 100.0)
+        } else {
+            f64::NAN
+        }
+    }
+    /// Leaves out of order, as a percentage of this part's leaves.
+    pub fn leaf_fragmentation(&self) -> f64 {
+        if self.leaf_pages > 0 {
+            two_decimals(self.fragments as f64 / self.leaf_pages as f64 * 100.0)
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+/// An index's leaves split by key range: those whose first key lies in `low..=high` (compared as
+/// bytes, as a uuid's order is) and the others. The first key of a leaf stands for it: a leaf
+/// holds keys between its first and its high key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Parts {
+    pub low: Vec<u8>,
+    pub high: Vec<u8>,
+    pub inside: PartTotals,
+    pub outside: PartTotals,
+}
+
+impl Parts {
+    pub fn new(low: &[u8], high: &[u8]) -> Parts {
+        Parts {
+            low: low.to_vec(),
+            high: high.to_vec(),
+            ..Parts::default()
+        }
+    }
+}
+
 /// Running totals over blocks 1..n, in pgstatindex's terms plus keybench's additions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Totals {
@@ -163,9 +227,37 @@ pub struct Totals {
     pub leaf_tuples: i64,
     /// Live pages per tree level, level 0 (the leaves) first.
     pub pages_per_level: Vec<i64>,
+    /// The leaves split by key range, when asked for ([`Totals::add_page`]).
+    pub parts: Option<Parts>,
 }
 
 impl Totals {
+    /// Account for block `blkno` from its page image: [`Totals::add`], and with `parts` its
+    /// leaf in the part its first key falls in.
+    pub fn add_page(&mut self, blkno: u32, page: &[u8]) {
+        let p = BtPage::parse(page);
+        self.add(blkno, &p);
+        let exact = self.exact_free_space;
+        if let Some(parts) = self.parts.as_mut() {
+            if p.is_leaf() && !p.is_ignored() {
+                if let Some(key) = first_key(page, &p, parts.low.len()) {
+                    let inside = key >= parts.low.as_slice() && key <= parts.high.as_slice();
+                    let t = if inside {
+                        &mut parts.inside
+                    } else {
+                        &mut parts.outside
+                    };
+                    t.leaf_pages += 1;
+                    t.max_avail += p.max_avail();
+                    t.free_space += p.density_free_space(exact);
+                    if p.next != P_NONE && p.next < blkno {
+                        t.fragments += 1;
+                    }
+                }
+            }
+        }
+    }
+
     /// Account for block `blkno`, classified as pgstatindex does: deleted, else half-dead
     /// ("empty"), else leaf, else internal (including the root).
     pub fn add(&mut self, blkno: u32, p: &BtPage) {
@@ -324,6 +416,60 @@ mod unit_tests {
         p[s + 8..s + 12].copy_from_slice(&level.to_ne_bytes());
         p[s + 12..s + 14].copy_from_slice(&flags.to_ne_bytes());
         p
+    }
+
+    /// A leaf page with one line pointer per key (a high key first when `next` is set), each an
+    /// 8-byte index tuple header and the key's bytes.
+    fn leaf_with(keys: &[[u8; 16]], next: u32, free: u16) -> Vec<u8> {
+        let items = keys.len() + usize::from(next != P_NONE);
+        let lower = (24 + 4 * items) as u16;
+        let mut p = page(lower, lower + free, 0, next, 0, BTP_LEAF);
+        let mut off = 4000usize;
+        let mut all: Vec<[u8; 16]> = Vec::new();
+        if next != P_NONE {
+            all.push([0xff; 16]);
+        }
+        all.extend_from_slice(keys);
+        for (i, k) in all.iter().enumerate() {
+            let id: u32 = (off as u32) | (1 << 15) | (24u32 << 17);
+            p[24 + 4 * i..28 + 4 * i].copy_from_slice(&id.to_ne_bytes());
+            p[off + 8..off + 24].copy_from_slice(k);
+            off += 24;
+        }
+        p
+    }
+
+    #[test]
+    fn parts_by_first_key() {
+        let k = |b: u8| [b; 16];
+        // The first data key is after the high key on a page with a right sibling.
+        let leaf = leaf_with(&[k(0x10), k(0x20)], 9, 100);
+        assert_eq!(
+            first_key(&leaf, &BtPage::parse(&leaf), 16),
+            Some(&k(0x10)[..])
+        );
+        let rightmost = leaf_with(&[k(0x30)], P_NONE, 100);
+        assert_eq!(
+            first_key(&rightmost, &BtPage::parse(&rightmost), 16),
+            Some(&k(0x30)[..])
+        );
+        let empty = leaf_with(&[], 9, 100);
+        assert_eq!(first_key(&empty, &BtPage::parse(&empty), 16), None);
+        let mut t = Totals {
+            exact_free_space: true,
+            parts: Some(Parts::new(&k(0x10), &k(0x1f))),
+            ..Totals::default()
+        };
+        t.add_page(1, &leaf_with(&[k(0x01)], 3, 4000)); // outside
+        t.add_page(2, &leaf_with(&[k(0x10)], 1, 1000)); // inside, its sibling earlier
+        t.add_page(3, &leaf_with(&[k(0x1f)], P_NONE, 2000)); // inside, the last leaf
+        let parts = t.parts.clone().unwrap();
+        assert_eq!((parts.inside.leaf_pages, parts.outside.leaf_pages), (2, 1));
+        assert_eq!(parts.inside.fragments, 1);
+        assert_eq!(parts.inside.leaf_fragmentation(), 50.0);
+        assert_eq!(parts.inside.free_space, 3000);
+        assert_eq!(t.leaf_pages, 3);
+        assert!(PartTotals::default().avg_leaf_density().is_nan());
     }
 
     #[test]

@@ -118,6 +118,28 @@ pub enum RunError {
         children: i32,
         rows_per_child: i32,
     },
+    #[error("onto must be a run id (1 or more), not {0}")]
+    Onto(i64),
+    #[error("a switch onto run {0} cannot take {1}")]
+    OntoWith(i64, String),
+    #[error("run {0} does not exist")]
+    OntoMissing(i64),
+    #[error("run {0} is {1}: a switch loads onto a finished run's kept table")]
+    OntoState(i64, String),
+    #[error("run {0}'s table has shape {1}, not {2}")]
+    OntoShape(i64, String, &'static str),
+    #[error("run {0}'s key is {1} ({2}); key kind {3} makes {4}")]
+    OntoType(i64, String, &'static str, &'static str, &'static str),
+    #[error("run {0} has foreign-key children; a switch onto it is not supported")]
+    OntoChildren(i64),
+    #[error("run {0}'s table is in use by run {1}, a switch still running")]
+    OntoBusy(i64, i64),
+    #[error("run {0} has no kept table")]
+    OntoNoTable(i64),
+    #[error("run {0}'s key is bigint's identity column: a switch onto it is not supported")]
+    OntoBigint(i64),
+    #[error("permission denied for table {1} (run {0}'s): a switch inserts into it, and deletes its rows if it stops")]
+    OntoPrivilege(i64, String),
     #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
     NoTablespace(String),
     #[error("permission denied for tablespace \"{0}\" (default_tablespace)")]
@@ -129,12 +151,20 @@ impl SqlError for RunError {
         match self {
             RunError::KindUnavailable(..)
             | RunError::Distributed(_)
-            | RunError::ChildrenMethod(_) => SqlState::FeatureNotSupported,
+            | RunError::ChildrenMethod(_)
+            | RunError::OntoWith(..)
+            | RunError::OntoBigint(_)
+            | RunError::OntoChildren(_) => SqlState::FeatureNotSupported,
             RunError::TablespacePrivilege(_) | RunError::WalCompressionPrivilege(_) => {
                 SqlState::InsufficientPrivilege
             }
             RunError::WalCompressionUnavailable(..) => SqlState::FeatureNotSupported,
             RunError::DiskSpace { .. } => SqlState::DiskFull,
+            RunError::OntoMissing(_) | RunError::OntoNoTable(_) => SqlState::UndefinedObject,
+            RunError::OntoPrivilege(..) => SqlState::InsufficientPrivilege,
+            RunError::OntoState(..) => SqlState::ObjectNotInPrerequisiteState,
+            RunError::OntoType(..) => SqlState::DatatypeMismatch,
+            RunError::OntoBusy(..) => SqlState::ObjectInUse,
             RunError::NoTablespace(_) => SqlState::UndefinedObject,
             _ => SqlState::InvalidParameterValue,
         }
@@ -184,6 +214,22 @@ impl SqlError for RunError {
             RunError::ChildrenMethod(_) => Some(
                 "COPY loads one table; children are loaded by INSERT in the parent's transaction."
                     .into(),
+            ),
+            RunError::OntoWith(..) => Some(
+                "A switch inserts rows whose keys the INSERT makes with the new kind: method insert \
+                 or single, no children, onto a run of a kind other than bigint."
+                    .into(),
+            ),
+            RunError::OntoShape(_, shape, _) => {
+                Some(format!("Give shape => '{shape}', the earlier run's."))
+            }
+            RunError::OntoType(..) => Some(
+                "A switch keeps the column: the new kind must make the same type. A change of type \
+                 goes through a new column or a rewrite (keybench_plan)."
+                    .into(),
+            ),
+            RunError::OntoState(..) | RunError::OntoMissing(_) | RunError::OntoNoTable(_) => Some(
+                "Load the earlier kind with keep => true, then switch onto its run id.".into(),
             ),
             RunError::ChildRows { .. } => Some(
                 "The row limit counts every table's rows: load fewer parent rows, fewer children \

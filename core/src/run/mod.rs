@@ -191,6 +191,11 @@ pub struct Params {
     pub children: i32,
     pub rows_per_child: i32,
     pub fk_after: bool,
+    /// A switch of generator: the rows go into the kept table of run `onto` (0: none), of kind
+    /// `onto_kind` (as stored; the leader sets it from keybench.runs), each row's key made by this
+    /// run's kind in the INSERT itself.
+    pub onto: i64,
+    pub onto_kind: u8,
 }
 
 /// The default of `users`: customer_id and user_id from 0 to 100,000.
@@ -240,6 +245,9 @@ pub struct RunRequest {
     /// When the children's foreign keys are checked, [`FkCheck`] (None: per_row; only with
     /// children).
     pub fk_check: Option<String>,
+    /// A switch of generator: load into the kept table of this earlier run (None: a table of
+    /// its own).
+    pub onto: Option<i64>,
 }
 
 impl Default for RunRequest {
@@ -274,6 +282,7 @@ impl Default for RunRequest {
             children: 0,
             rows_per_child: None,
             fk_check: None,
+            onto: None,
         }
     }
 }
@@ -356,12 +365,15 @@ impl RunRequest {
             children: 0,
             rows_per_child: 0,
             fk_after: false,
+            onto: 0,
+            onto_kind: 0,
         };
         self.curve(&mut p)?;
         self.readers(&mut p)?;
         self.distribution(&mut p)?;
         self.standbys(&mut p)?;
         self.children(&mut p)?;
+        self.onto(&mut p)?;
         Ok(p)
     }
 
@@ -529,6 +541,41 @@ impl RunRequest {
         Ok(())
     }
 
+    /// A switch of generator onto an earlier run's kept table (its kind, shape and state are the
+    /// extension's checks, from keybench.runs): the rows' keys come from the INSERT, so COPY's
+    /// methods and bigint's identity (a column property, not a generator) cannot switch.
+    fn onto(&self, p: &mut Params) -> Result<(), RunError> {
+        let Some(id) = self.onto else { return Ok(()) };
+        if id < 1 {
+            return Err(RunError::Onto(id));
+        }
+        if p.kind() == Kind::Bigint {
+            return Err(RunError::OntoWith(
+                id,
+                "key kind bigint, an identity column".into(),
+            ));
+        }
+        match p.method() {
+            Method::Copy | Method::CopyKeys => {
+                return Err(RunError::OntoWith(
+                    id,
+                    format!("method {}", p.method().name()),
+                ))
+            }
+            Method::Insert | Method::Single => {}
+        }
+        if p.children > 0 {
+            return Err(RunError::OntoWith(id, "children".into()));
+        }
+        if p.distributed {
+            return Err(RunError::Distributed("onto".into()));
+        }
+        p.onto = id;
+        // The table is the earlier run's: never dropped by this one.
+        p.keep = true;
+        Ok(())
+    }
+
     /// The wait for the server's streaming standbys at the end of the load.
     fn standbys(&self, p: &mut Params) -> Result<(), RunError> {
         if !(1..=MAX_STANDBY_TIMEOUT).contains(&self.standby_timeout) {
@@ -578,6 +625,8 @@ pub struct RunRecord {
     pub children: Option<i32>,
     pub rows_per_child: Option<i32>,
     pub fk_check: Option<&'static str>,
+    /// A switch: the earlier run whose table the rows went into.
+    pub onto: Option<i64>,
 }
 
 impl Params {
@@ -610,7 +659,13 @@ impl Params {
             children: (self.children > 0).then_some(self.children),
             rows_per_child: (self.children > 0).then_some(self.rows_per_child),
             fk_check: (self.children > 0).then(|| self.fk_check().name()),
+            onto: (self.onto > 0).then_some(self.onto),
         }
+    }
+
+    /// A switch's earlier run's kind (the leader sets it).
+    pub fn onto_kind(&self) -> Kind {
+        Kind::from_u8(self.onto_kind).unwrap_or_else(|| corrupt("onto kind", self.onto_kind))
     }
 
     /// When the children's foreign keys are checked.
@@ -752,9 +807,17 @@ impl Params {
         })
     }
 
-    /// One batch of `n` rows in one statement.
-    pub fn insert_batch(&self, table: &str, n: i64) -> String {
+    /// One batch of `n` rows in one statement; a switch (`onto`) makes each row's key in the
+    /// statement with this run's kind (`ext`: keybench's quoted schema), the table's default
+    /// being the earlier run's.
+    pub fn insert_batch(&self, table: &str, ext: &str, n: i64) -> String {
         let (cols, exprs) = self.shape().row(self.payload_width, self.users);
+        if self.onto > 0 {
+            let key = self.kind().default_expr(ext);
+            return format!(
+                "INSERT INTO {table} (id, {cols}) SELECT {key}, {exprs} FROM generate_series(1, {n})"
+            );
+        }
         format!("INSERT INTO {table} ({cols}) SELECT {exprs} FROM generate_series(1, {n})")
     }
 
@@ -778,9 +841,14 @@ impl Params {
         cols
     }
 
-    /// One row in one statement.
-    pub fn insert_one(&self, table: &str) -> String {
+    /// One row in one statement (a switch: its key made in the statement, as in
+    /// [`Params::insert_batch`]).
+    pub fn insert_one(&self, table: &str, ext: &str) -> String {
         let (cols, exprs) = self.shape().row(self.payload_width, self.users);
+        if self.onto > 0 {
+            let key = self.kind().default_expr(ext);
+            return format!("INSERT INTO {table} (id, {cols}) VALUES ({key}, {exprs})");
+        }
         format!("INSERT INTO {table} ({cols}) VALUES ({exprs})")
     }
 }
@@ -1026,11 +1094,11 @@ mod unit_tests {
         assert!(ddl[0].contains("id uuid NOT NULL DEFAULT public.uuidv7()"));
         assert!(ddl[0].contains("PRIMARY KEY (id) WITH (fillfactor = 80)"));
         assert_eq!(
-            params.insert_batch("t", 10),
+            params.insert_batch("t", "public", 10),
             "INSERT INTO t (user_id, payload) SELECT (random() * 100000)::bigint, repeat('x', 60) FROM generate_series(1, 10)"
         );
         assert_eq!(
-            params.insert_one("t"),
+            params.insert_one("t", "public"),
             "INSERT INTO t (user_id, payload) VALUES ((random() * 100000)::bigint, repeat('x', 60))"
         );
     }
@@ -1150,6 +1218,62 @@ mod unit_tests {
     }
 
     #[test]
+    fn onto() {
+        let req = |kind: &str| RunRequest {
+            onto: Some(7),
+            ..RunRequest::new(kind, 100)
+        };
+        let p = req("uuidv7").validate().unwrap();
+        assert_eq!((p.onto, p.keep), (7, true));
+        assert_eq!(p.record(1).onto, Some(7));
+        assert_eq!(
+            RunRequest::new("uuidv7", 1)
+                .validate()
+                .unwrap()
+                .record(1)
+                .onto,
+            None
+        );
+        // The key is made in the statement by the new kind; the table's default stays.
+        assert_eq!(
+            p.insert_batch("t", "kb", 5),
+            "INSERT INTO t (id, customer_id, payload) SELECT kb.uuidv7(), (random() * 100000)::bigint, repeat('x', 60) FROM generate_series(1, 5)"
+        );
+        assert!(p
+            .insert_one("t", "kb")
+            .starts_with("INSERT INTO t (id, customer_id, payload) VALUES (kb.uuidv7(), "));
+        let bad = |r: RunRequest| r.validate().unwrap_err();
+        assert_eq!(
+            bad(RunRequest {
+                onto: Some(0),
+                ..req("uuidv7")
+            }),
+            RunError::Onto(0)
+        );
+        for (r, what) in [
+            (req("bigint"), "bigint"),
+            (
+                RunRequest {
+                    method: "copy".into(),
+                    ..req("uuidv7")
+                },
+                "copy",
+            ),
+            (
+                RunRequest {
+                    children: 1,
+                    ..req("uuidv7")
+                },
+                "children",
+            ),
+        ] {
+            let e = bad(r);
+            assert_eq!(e.sqlstate(), SqlState::FeatureNotSupported, "{e}");
+            assert!(e.to_string().contains(what), "{e}");
+        }
+    }
+
+    #[test]
     fn child_statements() {
         let p = RunRequest {
             children: 2,
@@ -1189,6 +1313,7 @@ mod unit_tests {
         let ins = p.insert_children(c, "pg_temp.ids");
         assert!(ins.contains("generate_series(1, 3)") && ins.contains("repeat('x', 5)"));
         let par = p.insert_parents(t, "pg_temp.ids", 10);
+        let _ = par.len();
         assert!(par.contains("RETURNING id") && par.contains("INSERT INTO pg_temp.ids"));
     }
 

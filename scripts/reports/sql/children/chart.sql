@@ -1,0 +1,1 @@
+SELECT keybench_curve_chart(:'runs'::bigint[], 'a', :'title');
