@@ -81,6 +81,23 @@ BEGIN
   RAISE NOTICE 'the base table holds % rows', n;
 END $$;
 
+-- Text uuids to native uuid: no switch onto a text key (42804) until keybench_plan's rewrite has
+-- made the column uuid; then uuidv7 goes onto it.
+CREATE TEMP TABLE tx AS SELECT run_id FROM keybench_run('uuidv4_text', 2000, keep => true);
+SELECT state, regexp_replace(message, 'run [0-9]+', 'run N') AS message
+FROM regress.err(format($$SELECT * FROM keybench_run('uuidv7', 100, onto => %s)$$, (SELECT run_id FROM tx)));
+DO $$
+DECLARE st text;
+BEGIN
+  FOR st IN SELECT statement FROM tx, keybench_plan(format('keybench.%I', keybench.run_table_name(tx.run_id, 'uuidv4_text'))::regclass)
+            ORDER BY step LOOP
+    EXECUTE st;
+  END LOOP;
+END $$;
+SELECT rows, kept_table IS NOT NULL AS into_the_rewritten_table FROM keybench_run('uuidv7', 1000, onto => (SELECT run_id FROM tx));
+SELECT from_kind, to_kind, rows_before, rows, new_part_leaves > 0 AS has_new_part
+FROM keybench.run_switches WHERE onto = (SELECT run_id FROM tx);
+
 -- Bad input: a clear error, and the base table unchanged.
 CREATE TEMP TABLE other AS SELECT 'bigint' AS what, run_id FROM keybench_run('bigint', 100, keep => true);
 INSERT INTO other SELECT 'gone', run_id FROM keybench_run('uuidv4', 100);
@@ -110,9 +127,10 @@ DO $$
 DECLARE t text;
 BEGIN
   FOR t IN SELECT DISTINCT r.table_name FROM keybench.runs r
-           WHERE r.run_id IN (SELECT run_id FROM sw UNION ALL SELECT run_id FROM other) AND r.table_name IS NOT NULL LOOP
+           WHERE r.run_id IN (SELECT run_id FROM sw UNION ALL SELECT run_id FROM other UNION ALL SELECT run_id FROM tx)
+             AND r.table_name IS NOT NULL LOOP
     EXECUTE format('DROP TABLE IF EXISTS %s', to_regclass(t));
   END LOOP;
 END $$;
 UPDATE keybench.runs SET table_name = NULL
-WHERE run_id IN (SELECT run_id FROM sw UNION ALL SELECT run_id FROM other) AND table_name IS NOT NULL;
+WHERE run_id IN (SELECT run_id FROM sw UNION ALL SELECT run_id FROM other UNION ALL SELECT run_id FROM tx) AND table_name IS NOT NULL;

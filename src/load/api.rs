@@ -171,7 +171,12 @@ fn row_of(p: &Params, s: &Summary) -> RunRow {
     let c = &s.counters;
     // A switch's rows are in the earlier run's table.
     let table = if p.onto > 0 {
-        Some(run_table_names(p.onto, p.onto_kind()).0)
+        spi_one::<String>(
+            "SELECT kind FROM keybench.runs WHERE run_id = $1",
+            &[p.onto.into()],
+        )
+        .and_then(|k| Kind::parse(&k))
+        .map(|k| run_table_names(p.onto, k).0)
     } else {
         p.keep.then(|| run_table_names(s.run_id, p.kind()).0)
     };

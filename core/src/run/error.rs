@@ -128,7 +128,7 @@ pub enum RunError {
     OntoState(i64, String),
     #[error("run {0}'s table has shape {1}, not {2}")]
     OntoShape(i64, String, &'static str),
-    #[error("run {0}'s key is {1} ({2}); key kind {3} makes {4}")]
+    #[error("run {0}'s key column is {1} (key kind {2}); key kind {3} makes {4}")]
     OntoType(i64, String, &'static str, &'static str, &'static str),
     #[error("run {0} has foreign-key children; a switch onto it is not supported")]
     OntoChildren(i64),
@@ -136,7 +136,7 @@ pub enum RunError {
     OntoBusy(i64, i64),
     #[error("run {0} has no kept table")]
     OntoNoTable(i64),
-    #[error("run {0}'s key is bigint's identity column: a switch onto it is not supported")]
+    #[error("run {0}'s key is an identity column: a switch onto it is not supported")]
     OntoBigint(i64),
     #[error("permission denied for table {1} (run {0}'s): a switch inserts into it, and deletes its rows if it stops")]
     OntoPrivilege(i64, String),
