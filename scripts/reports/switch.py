@@ -39,6 +39,10 @@ index = f"keybench.run_{base}_uuidv4_pkey"
 db.value("switch/reindex", run=switch, index=index)
 after = int(db.value("switch/onto", kind="uuidv7", rows=rows // 2, every=every, onto=base))
 h.log("after the REINDEX done")
+text = int(db.value("switch/base", kind="uuidv4_text", rows=rows, every=every))
+db.value("switch/rewrite", run=text, table=f"keybench.run_{text}_uuidv4_text")
+text_switch = int(db.value("switch/onto", kind="uuidv7", rows=rows, every=every, onto=text))
+h.log("text to uuid done")
 
 doc = h.Doc()
 doc.h1("A switch of generator on a live table")
@@ -76,6 +80,15 @@ doc.query(db.show("switch/reindexed"),
 doc.query(db.show("switch/parts", switches=arr([after])),
           f"Then {h.thousands(rows // 2)} more uuidv7 rows onto the reindexed table (run {after}): the new part is half full again.")
 doc.query(db.show("switch/figures", switches=arr([after]), pures=arr([]), half=rows))
+doc.h2("Text uuids to native uuid, then uuidv7")
+doc.query(db.show("switch/rewritten"),
+          f"A table keyed by uuidv4 stored as text (run {text}, {h.thousands(rows)} rows, loaded as the base above): keybench_plan's\n"
+          "rewrite of the column to uuid, run as the plan gives it (one DO block: the table locked, the column\n"
+          "rewritten with every index, the default set to uuidv7), timed, its WAL from the insert position:")
+doc.query(db.show("switch/figures", switches=arr([text_switch]), pures=arr([]), half=rows),
+          f"Then {h.thousands(rows)} uuidv7 rows onto the rewritten table (run {text_switch}). The rewrite built the index\n"
+          "afresh, full and in order; the uuidv7 keys then fall inside the old keys' range as after any switch:")
+doc.query(db.show("switch/parts", switches=arr([text_switch])))
 doc.h2("What the switch buys, and when")
 doc.query(db.show("switch/break-even", switch=switch, stay=stay, pure7=pure7, half=rows),
           "From the figures above (a projection is only what these columns multiply): each new row after the\n"
