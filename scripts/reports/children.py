@@ -96,7 +96,7 @@ if "sweep" in phases:
         sweep.append((children, ids))
     all_sweep = arr(i for _, ids in sweep for i in ids)
     doc.h2("The cost curve with children, against its model")
-    doc.para(f"The cost curve's sweep ([CURVE.md](CURVE.md)) with 0, 1 and 3 children: {h.thousands(sweep_rows)} parent rows",
+    doc.para(f"The cost curve's sweep ([CURVE.md](CURVE.md)) with {', '.join(str(c) for c in SWEEP_CHILDREN)} children: {h.thousands(sweep_rows)} parent rows",
              f"per run, a CHECKPOINT every `checkpoint_every` rows ({', '.join(h.thousands(p) for p in points)}),",
              f"each as `{db.text('children/sweep-run', rows=sweep_rows, batch='B', every='R', children='N')}`",
              f"(B = R up to {MAX_BATCH}). The model (keybench_curve_points, a projection from the runs' leaves and rows)",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost curve (issue 27): what a random key's full-page images cost against the rows per
+# The cost curve: what a random key's full-page images cost against the rows per
 # checkpoint cycle (R) over the index's leaves (L), measured with keybench_curve's sweep of
 # checkpoint_every and drawn with the model beside it; the two regimes a server is in (max_wal_size
 # or checkpoint_timeout triggering the checkpoints); and experiment C placed on it at its own R/L,

@@ -83,7 +83,7 @@ def start(name, n, *settings, major=MAJOR):
 def skeleton():
     doc = h.Doc()
     doc.h1("The gaps between keybench and the studies, measured")
-    doc.para("Written by `scripts/reports/gaps.sh [a] [b] [c] [d] [e]` (issue 27, section 3): every place where",
+    doc.para("Written by `scripts/reports/gaps.sh [a] [b] [c] [d] [e]`: every place where",
              "keybench's figure and a study's differ, measured on throwaway PostgreSQL servers on this machine",
              f"({h.cores()} cores, shared with other work: the load is recorded where time is measured). Each part is",
              "runnable alone and replaces only its own section. Every table is what psql printed for the",

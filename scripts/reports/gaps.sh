@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The places where keybench and a study differ (issue 27, section 3), each measured on throwaway
+# The places where keybench and a study differ, each measured on throwaway
 # PostgreSQL servers (keybench preloaded, release build), and docs/results/GAPS.md written with the
 # SQL or commands, what psql printed, and what it shows:
 #   a  experiment A at 10M rows: bigint against uuidv7 (keybench's and the server's) and bigint

@@ -9,6 +9,7 @@ import harness as h
 
 MAJOR = 18
 CYCLES = 10  # a CHECKPOINT every tenth of ROWS, in every load
+BATCH = 1000  # keybench_run's batch size when none is given
 SETTINGS = ("shared_preload_libraries=keybench", "keybench.progress_interval=0", "fsync=off",
             "checkpoint_timeout=1d", "max_wal_size=24GB", "shared_buffers=4GB")
 
@@ -55,7 +56,7 @@ doc.para("The migration people make: the key column's default goes from uuidv4 t
          "table (`keybench_run(..., onto => run_id)`: each row's key made by the new kind in the INSERT).",
          "Beside it, at the same sizes and checkpoints: staying on uuidv4 (uuidv4 rows onto a second uuidv4",
          "table), and pure loads of each kind at the switched table's total size, whose second half stands",
-         "for the same rows. Every load: experiment A's table (shape a), batches of 1,000 rows, one client, a",
+         f"for the same rows. Every load: experiment A's table (shape a), batches of {h.thousands(BATCH)} rows, one client, a",
          f"CHECKPOINT first and then every {h.thousands(every)} rows.")
 doc.para("The loads:")
 doc.bullets(f"`{db.text('switch/base', kind='uuidv4', rows=rows, every=every)}` (twice: run {base} and run {base2})",
@@ -65,7 +66,7 @@ doc.bullets(f"`{db.text('switch/base', kind='uuidv4', rows=rows, every=every)}` 
 doc.h2(f"The {h.thousands(rows)} rows after the switch")
 doc.query(db.show("switch/figures", switches=arr([switch, stay]), pures=arr([pure7, pure4]), half=rows),
           "Per new row (for the pure loads, their second half): time, WAL, full-page images, and the index's\n"
-          "pages added per 1,000 rows (in an insert-only B-tree every new page is a page split's); the index at\n"
+          "pages added per thousand rows (in an insert-only B-tree every new page is a page split's); the index at\n"
           "the end as a whole.")
 doc.query(db.show("switch/parts", switches=arr([switch, stay])),
           "The switched index by part: the leaves whose first key lies in the new keys' range (inside) and\n"

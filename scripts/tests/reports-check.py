@@ -162,13 +162,11 @@ out
 # A figure: a number standing alone (not part of a name such as uuidv4, lz4 or pg_stat_io), with
 # an optional unit or ratio sign after it.
 FIGURE = re.compile(r"(?<![A-Za-z_\d.])[~±+-]?\d[\d,]*(?:\.\d+)?(?:x|%|s|ms|MB|GB|kB|KiB|M|k)?(?![A-Za-z_\d])")
-# Names of things, not measurements: a PostgreSQL major or release in its name, the issue this
-# work answers, a cgroup version, RFC 9562 (UUIDs); the two formulas of the cost curve; SQL's own
+# Names of things, not measurements: a PostgreSQL major or release in its name, a cgroup version, RFC 9562 (UUIDs); the two formulas of the cost curve; SQL's own
 # words quoted in prose (LIMIT 1, a $1 parameter, + 0 * run, count(1)); a B-tree's 50/50 split;
 # /proc/loadavg's 1-minute average; a link's target (an anchor may hold digits).
 ALLOWED = [
     r"PostgreSQL 1\d(?:\.\d+)?(?:'s)?",
-    r"issue 27(?:, section 3)?",
     r"cgroup v1",
     r"RFC 9562",
     r"\(1 - e\^\(-R/L\)\)",
