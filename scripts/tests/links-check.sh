@@ -104,5 +104,24 @@ for f in sys.argv[1:]:
             print(f'not ok - links: {p}')
     else:
         print(f'ok - links: {f}: {checked} relative links resolve ({with_anchor} to a heading)')
+# GUIDE.md's contents list names every ## and ### heading after it, in order, and nothing else.
+guide = 'docs/GUIDE.md'
+if guide in sys.argv[1:]:
+    text = blank_fences(open(guide, encoding='utf-8').read())
+    listed = re.findall(r'^ *- \[.*\]\(#([^)]+)\)$', text.split('## Contents', 1)[1].split('\n## ', 1)[0], re.M) \
+        if '## Contents' in text else []
+    body = text.split('## Contents', 1)[1].split('\n## ', 1)[1] if '## Contents' in text else ''
+    seen, heads = {}, []
+    for m in re.finditer(r'^(?:##|###) (.*)$', '## ' + body, re.M):
+        s = slug(m.group(1))
+        n = seen.get(s, 0)
+        seen[s] = n + 1
+        heads.append(s if n == 0 else f'{s}-{n}')
+    if listed != heads:
+        failed = 1
+        missing = [h for h in heads if h not in listed][:5]
+        print(f'not ok - links: {guide}: its contents list differs from its headings (not listed: {missing})')
+    else:
+        print(f'ok - links: {guide}: its contents list names its {len(heads)} headings in order')
 sys.exit(failed)
 PY
