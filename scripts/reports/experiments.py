@@ -131,6 +131,11 @@ doc.para("Checkpoints during the load bring full-page images with them, most of 
          "touch leaves all over the index. lz4 compresses those images; the uuidv4 leaves they mostly are,",
          "full of random uuid keys, compress little (PostgreSQL leaves a page's free-space hole out of an",
          "image with or without compression).")
+doc.para("These loads do not measure lz4's saving: `max_wal_size` triggers their checkpoints, so the",
+         "runs with and without lz4 need not have had the same number of them (the checkpoints column),",
+         "and a checkpoint more or less moves uuidv4's WAL by more than lz4 does. The saving at equal",
+         "checkpoints (`checkpoint_every`) is measured in [CURVE.md](CURVE.md), its lz4 phase; this",
+         "section stands for the study's setting only.")
 
 doc.h3("WAL replay speed on a standby")
 doc.para(f"A primary and a streaming standby (pg_basebackup -R), PostgreSQL {MAJOR}, default settings. One call of keybench_replay on the primary: for each key, replay paused on the standby, {rows_a} rows loaded from {CLIENTS} workers (CHECKPOINT first; the table dropped at the end), the standby left to receive all of that WAL, then replay resumed and timed until it passed the end of the load. Everything fits in memory here; the study's memory limit is in [docs/results/EXPERIMENT-C-REPLAY.md](EXPERIMENT-C-REPLAY.md) (`scripts/reports/experiment-c-replay.sh`).")
