@@ -11,7 +11,9 @@ check() { # check DESCRIPTION EXPECTED ACTUAL
   if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (expected '$2', got '$3')"; fi
 }
 like() { # like DESCRIPTION PATTERN ACTUAL (a grep -E pattern)
-  if printf '%s' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1 (no match for '$2' in: $3)"; fi
+  # A here-string, not a pipe: grep -q stops reading at its first match, and a writer still writing
+  # into the pipe then dies of SIGPIPE, which pipefail reports as the pipeline's status.
+  if grep -Eq -- "$2" <<< "$3"; then ok "$1"; else not_ok "$1 (no match for '$2' in: $3)"; fi
 }
 q() { # q SQL: what one statement prints, its errors and notices included (a check then shows them)
   psql -c "$1" 2>&1
