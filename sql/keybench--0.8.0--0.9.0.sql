@@ -9,6 +9,10 @@
 --   created again, their EXECUTE grants given back.
 -- - keybench.run_table_name and keybench.run_lock_class: the run table's name and the run lock's
 --   class, defined once; keybench_cleanup and keybench.kept_run call them.
+-- - keybench_run and keybench_compare take isolation and read_before_write (many writers); the
+--   columns isolation, read_before_write, serialization_failures, deadlocks, wait_samples and
+--   wait_events of keybench.runs (serialization_failures and deadlocks in keybench.batches too),
+--   run_figures' failures_per_1000_xacts, and the view keybench.run_waits.
 -- - Foreign-key children: keybench.run_child_table_name, the columns children, rows_per_child,
 --   fk_check, child_wal_bytes, child_wal_fpi and child_figures of keybench.runs (the first two of
 --   them in keybench.batches too), keybench.run_figures created again with the WAL's split per
@@ -73,12 +77,25 @@ ALTER TABLE keybench.runs ADD COLUMN onto_index_bytes_before bigint;
 ALTER TABLE keybench.runs ADD COLUMN switch_parts jsonb;
 ALTER TABLE keybench.batches ADD COLUMN child_wal_bytes bigint;
 ALTER TABLE keybench.batches ADD COLUMN child_wal_fpi bigint;
+ALTER TABLE keybench.runs ADD COLUMN isolation text;
+ALTER TABLE keybench.runs ADD COLUMN read_before_write boolean;
+ALTER TABLE keybench.runs ADD COLUMN serialization_failures bigint;
+ALTER TABLE keybench.runs ADD COLUMN deadlocks bigint;
+ALTER TABLE keybench.runs ADD COLUMN wait_samples bigint;
+ALTER TABLE keybench.runs ADD COLUMN wait_events jsonb;
+ALTER TABLE keybench.batches ADD COLUMN serialization_failures bigint;
+ALTER TABLE keybench.batches ADD COLUMN deadlocks bigint;
 COMMENT ON COLUMN keybench.runs.children IS 'foreign-key child tables loaded with the run''s table, rows_per_child rows each per parent row (NULL: none)';
 COMMENT ON COLUMN keybench.runs.fk_check IS 'the children''s foreign keys: per_row (there from the start) or after (added once the load was done)';
 COMMENT ON COLUMN keybench.runs.child_wal_bytes IS 'the WAL of the children''s statements (their rows, indexes and foreign-key checks), included in wal_bytes';
 COMMENT ON COLUMN keybench.runs.child_wal_fpi IS 'the full-page images of the children''s statements, included in wal_fpi';
 COMMENT ON COLUMN keybench.runs.child_figures IS 'one object per child table at the end of the load: rows, heap, primary key and parent_id index bytes, the parent_id index''s leaf density and fragmentation, the bytes of parent_id in its rows, and with fk_check after the foreign key''s time, WAL and reads';
 COMMENT ON COLUMN keybench.batches.child_wal_bytes IS 'with children: the WAL of the batch''s child rows (included in wal_bytes)';
+COMMENT ON COLUMN keybench.runs.isolation IS 'the writers'' transaction isolation (NULL: the server''s default_transaction_isolation)';
+COMMENT ON COLUMN keybench.runs.read_before_write IS 'each transaction looked its new keys up in the primary key (one index probe per row) before inserting them';
+COMMENT ON COLUMN keybench.runs.serialization_failures IS 'the writers'' transactions that failed with a serialization failure (40001) and were retried; deadlocks: those that failed with a deadlock (40P01)';
+COMMENT ON COLUMN keybench.runs.wait_samples IS 'samples of the writers'' wait events the leader took (every 10 ms, one per writer); wait_events: each distinct wait with its samples (keybench.run_waits)';
+COMMENT ON COLUMN keybench.batches.serialization_failures IS 'the batch''s transactions that failed with a serialization failure (40001) and were retried; deadlocks: with a deadlock (40P01)';
 COMMENT ON COLUMN keybench.runs.onto IS 'a switch of generator: the earlier run into whose kept table this run''s rows went (heap_bytes, index_bytes and the density are then that table''s, with both kinds'' rows)';
 COMMENT ON COLUMN keybench.runs.switch_xid IS 'a switch: the transaction id before its first row (rows newer than it are the switch''s)';
 COMMENT ON COLUMN keybench.runs.onto_index_bytes_before IS 'a switch: the primary key''s bytes before it (onto_rows_before, onto_heap_bytes_before: the table''s rows and heap)';
@@ -94,9 +111,11 @@ SELECT r.*,
        r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint,
        (r.wal_bytes - r.child_wal_bytes)::float8 / r.rows AS parent_wal_per_row,
        r.child_wal_bytes::float8 / r.rows AS child_wal_per_row,
-       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row
+       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row,
+       1000.0 * r.serialization_failures
+         / (CASE r.method WHEN 'single' THEN r.rows ELSE (r.rows + r.batch_size - 1) / r.batch_size END) AS failures_per_1000_xacts
 FROM keybench.runs r;
-COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, and with children the WAL per parent row split between the parent''s statements and the children''s';
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, with children the WAL per parent row split between the parent''s statements and the children''s, and the serialization failures per 1,000 committed transactions';
 -- The foreign-key children of runs made with children => N, one row per child table: its rows,
 -- sizes, and its parent_id index's leaf density and fragmentation (keybench.runs.child_figures).
 CREATE VIEW keybench.run_children AS
@@ -132,6 +151,16 @@ SELECT r.run_id, r.onto, a.kind AS from_kind, r.kind AS to_kind, r.status, r.ont
 FROM keybench.runs r JOIN keybench.runs a ON a.run_id = r.onto;
 COMMENT ON VIEW keybench.run_switches IS 'switches of generator (keybench_run''s onto): the new rows'' time, WAL and images per row, the index''s pages added, and its density as a whole and by part (the new keys'' range against the rest)';
 GRANT SELECT ON keybench.run_switches TO PUBLIC;
+-- The writers' wait events during each run, as the leader sampled them: one row per distinct wait
+-- (type and event as pg_stat_activity names them; NULL, NULL: not waiting), with the relation of a
+-- heavyweight lock where the server tells it, the samples and their share of the run's.
+CREATE VIEW keybench.run_waits AS
+SELECT r.run_id, r.kind, r.clients, r.isolation, e->>'type' AS wait_event_type, e->>'event' AS wait_event,
+       e->>'relation' AS relation, (e->>'samples')::bigint AS samples,
+       (e->>'samples')::float8 / nullif(r.wait_samples, 0) AS share
+FROM keybench.runs r CROSS JOIN LATERAL jsonb_array_elements(r.wait_events -> 'events') e;
+COMMENT ON VIEW keybench.run_waits IS 'the writers'' wait events during each run, sampled every 10 ms: type, event, the relation of a lock wait, samples and share';
+GRANT SELECT ON keybench.run_waits TO PUBLIC;
 GRANT SELECT ON keybench.run_figures TO PUBLIC;
 
 -- Close the runs that no keybench process works on any more, left marked running by a server
@@ -325,7 +354,9 @@ CREATE  FUNCTION "keybench_run"(
 	"children" INT DEFAULT 0,
 	"rows_per_child" INT DEFAULT NULL,
 	"fk_check" TEXT DEFAULT NULL,
-	"onto" bigint DEFAULT NULL
+	"onto" bigint DEFAULT NULL,
+	"isolation" TEXT DEFAULT NULL,
+	"read_before_write" bool DEFAULT false
 ) RETURNS TABLE (
 	"run_id" bigint,
 	"kind" TEXT,
@@ -344,8 +375,8 @@ CREATE  FUNCTION "keybench_run"(
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint, text, boolean) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint, text, boolean)'::regprocedure);
 
 -- keybench_compare, its shared arguments in keybench_run's order; wal_compression; children,
 -- rows_per_child and fk_check.
@@ -376,7 +407,9 @@ CREATE  FUNCTION "keybench_compare"(
 	"wal_compression" TEXT DEFAULT NULL,
 	"children" INT DEFAULT 0,
 	"rows_per_child" INT DEFAULT NULL,
-	"fk_check" TEXT DEFAULT NULL
+	"fk_check" TEXT DEFAULT NULL,
+	"isolation" TEXT DEFAULT NULL,
+	"read_before_write" bool DEFAULT false
 ) RETURNS TABLE (
 	"run_id" bigint,
 	"kind" TEXT,
@@ -395,8 +428,8 @@ CREATE  FUNCTION "keybench_compare"(
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, text, boolean) FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, text, boolean)'::regprocedure);
 
 -- The audit reads the keys real applications make (sql/audit.sql): its catalog query, the value
 -- sample, the kind, the foreign keys and the finding as SQL functions, which keybench-audit.sql shares.

@@ -99,7 +99,13 @@ CREATE TABLE keybench.runs (
     onto_rows_before bigint,
     onto_heap_bytes_before bigint,
     onto_index_bytes_before bigint,
-    switch_parts jsonb
+    switch_parts jsonb,
+    isolation text,
+    read_before_write boolean,
+    serialization_failures bigint,
+    deadlocks bigint,
+    wait_samples bigint,
+    wait_events jsonb
 );
 COMMENT ON TABLE keybench.runs IS 'one row per keybench_run: parameters, server settings, totals';
 COMMENT ON COLUMN keybench.runs.imported_from IS 'for a run loaded by keybench_import: its run id and table at the source, and the source';
@@ -140,10 +146,17 @@ CREATE TABLE keybench.batches (
     index_bytes bigint NOT NULL,
     child_wal_bytes bigint,
     child_wal_fpi bigint,
+    serialization_failures bigint,
+    deadlocks bigint,
     PRIMARY KEY (run_id, batch)
 );
 COMMENT ON TABLE keybench.batches IS 'one row per batch of a keybench_run, written by the worker that loaded it';
 COMMENT ON COLUMN keybench.batches.child_wal_bytes IS 'with children: the WAL of the batch''s child rows (included in wal_bytes)';
+COMMENT ON COLUMN keybench.runs.isolation IS 'the writers'' transaction isolation (NULL: the server''s default_transaction_isolation)';
+COMMENT ON COLUMN keybench.runs.read_before_write IS 'each transaction looked its new keys up in the primary key (one index probe per row) before inserting them';
+COMMENT ON COLUMN keybench.runs.serialization_failures IS 'the writers'' transactions that failed with a serialization failure (40001) and were retried; deadlocks: those that failed with a deadlock (40P01)';
+COMMENT ON COLUMN keybench.runs.wait_samples IS 'samples of the writers'' wait events the leader took (every 10 ms, one per writer); wait_events: each distinct wait with its samples (keybench.run_waits)';
+COMMENT ON COLUMN keybench.batches.serialization_failures IS 'the batch''s transactions that failed with a serialization failure (40001) and were retried; deadlocks: with a deadlock (40P01)';
 -- keybench_run's readers: per batch of the load and per reader, the lookups made while that batch
 -- was the newest one started, with their latency percentiles (src/read/during_load.rs).
 CREATE TABLE keybench.run_reads (
@@ -339,9 +352,11 @@ SELECT r.*,
        r.rows::float8 / nullif(r.checkpoints, 0) AS rows_per_checkpoint,
        (r.wal_bytes - r.child_wal_bytes)::float8 / r.rows AS parent_wal_per_row,
        r.child_wal_bytes::float8 / r.rows AS child_wal_per_row,
-       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row
+       r.child_wal_fpi::float8 / r.rows AS child_fpi_per_row,
+       1000.0 * r.serialization_failures
+         / (CASE r.method WHEN 'single' THEN r.rows ELSE (r.rows + r.batch_size - 1) / r.batch_size END) AS failures_per_1000_xacts
 FROM keybench.runs r;
-COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, and with children the WAL per parent row split between the parent''s statements and the children''s';
+COMMENT ON VIEW keybench.run_figures IS 'every figure of every keybench run, with WAL and full-page images per row, WAL per million rows, the index hit ratio, the rows per checkpoint cycle, with children the WAL per parent row split between the parent''s statements and the children''s, and the serialization failures per 1,000 committed transactions';
 -- The foreign-key children of runs made with children => N, one row per child table: its rows,
 -- sizes, and its parent_id index's leaf density and fragmentation (keybench.runs.child_figures).
 CREATE VIEW keybench.run_children AS
@@ -377,6 +392,16 @@ SELECT r.run_id, r.onto, a.kind AS from_kind, r.kind AS to_kind, r.status, r.ont
 FROM keybench.runs r JOIN keybench.runs a ON a.run_id = r.onto;
 COMMENT ON VIEW keybench.run_switches IS 'switches of generator (keybench_run''s onto): the new rows'' time, WAL and images per row, the index''s pages added, and its density as a whole and by part (the new keys'' range against the rest)';
 GRANT SELECT ON keybench.run_switches TO PUBLIC;
+-- The writers' wait events during each run, as the leader sampled them: one row per distinct wait
+-- (type and event as pg_stat_activity names them; NULL, NULL: not waiting), with the relation of a
+-- heavyweight lock where the server tells it, the samples and their share of the run's.
+CREATE VIEW keybench.run_waits AS
+SELECT r.run_id, r.kind, r.clients, r.isolation, e->>'type' AS wait_event_type, e->>'event' AS wait_event,
+       e->>'relation' AS relation, (e->>'samples')::bigint AS samples,
+       (e->>'samples')::float8 / nullif(r.wait_samples, 0) AS share
+FROM keybench.runs r CROSS JOIN LATERAL jsonb_array_elements(r.wait_events -> 'events') e;
+COMMENT ON VIEW keybench.run_waits IS 'the writers'' wait events during each run, sampled every 10 ms: type, event, the relation of a lock wait, samples and share';
+GRANT SELECT ON keybench.run_waits TO PUBLIC;
 GRANT SELECT ON keybench.runs, keybench.batches, keybench.progress, keybench.run_figures TO PUBLIC;
 
 -- keybench_read's results, one row per call: what was read, how, and what it cost.

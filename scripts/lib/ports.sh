@@ -45,6 +45,7 @@ audit-plain             60800   1        scripts/tests/audit-plain.sh: keybench-
 bench-audit-values      60900   1        scripts/bench/bench-audit-values.sh: the value sample against a scan
 children                61000   1        scripts/reports/children.sh: foreign-key children, the sweep with them
 switch                  61100   1        scripts/reports/switch.sh: a switch of generator on a live table
+contention              61200   2        scripts/reports/contention.sh: many writers, in memory and under a memory cap
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

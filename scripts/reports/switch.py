@@ -44,6 +44,14 @@ text = int(db.value("switch/base", kind="uuidv4_text", rows=rows, every=every))
 db.value("switch/rewrite", run=text, table=f"keybench.run_{text}_uuidv4_text")
 text_switch = int(db.value("switch/onto", kind="uuidv7", rows=rows, every=every, onto=text))
 h.log("text to uuid done")
+bases = [int(db.value("switch/base", kind="uuidv4", rows=rows, every=every)) for _ in range(2)]
+for run, keep in zip(bases, ("false", "true")):
+    db.value("switch/to-bigint", run=run, table=f"keybench.run_{run}_uuidv4", seq=f"keybench.run_{run}_uuidv4_id_new_seq",
+             pkey=f"run_{run}_uuidv4_pkey", keep_uuid=keep)
+to_bigint = [int(db.value("switch/onto", kind="bigint", rows=rows, every=every, onto=b)) for b in bases]
+pure_bigint = int(db.value("switch/pure", kind="bigint", rows=2 * rows, every=every))
+h.log("to bigint done")
+img = os.path.join(os.path.dirname(out), "img")
 
 doc = h.Doc()
 doc.h1("A switch of generator on a live table")
@@ -90,6 +98,37 @@ doc.query(db.show("switch/figures", switches=arr([text_switch]), pures=arr([]), 
           f"Then {h.thousands(rows)} uuidv7 rows onto the rewritten table (run {text_switch}). The rewrite built the index\n"
           "afresh, full and in order; the uuidv7 keys then fall inside the old keys' range as after any switch:")
 doc.query(db.show("switch/parts", switches=arr([text_switch])))
+doc.h2("uuidv4 to bigint through a new column")
+doc.para(f"The other way out of a random key: a new bigint column that becomes the key, online, in the steps",
+         "keybench_plan gives for a new key column (there a uuid beside a bigint key; here the other way",
+         f"round). On two more uuidv4 tables of {h.thousands(rows)} rows (runs {bases[0]} and {bases[1]}, loaded as the base",
+         "above): the column with a sequence default (new rows get theirs at once), the rows backfilled in",
+         "committed batches in heap order (the order they were written in, so the new keys follow it),",
+         "VACUUM, a NOT VALID check validated, the unique index built CONCURRENTLY, and the swap in one short",
+         "transaction: the new index becomes the primary key and the column takes the name id. The uuid",
+         f"column is then dropped (run {bases[0]}), or stays as the ids the world sees, with a unique index of its own built",
+         f"CONCURRENTLY before the swap (run {bases[1]}). The statements are",
+         "[scripts/reports/sql/switch/to-bigint.sql](../../scripts/reports/sql/switch/to-bigint.sql); each on a table as it is long after its load",
+         "(vacuumed, then a CHECKPOINT, so that each page's first change writes its image), each step timed, its WAL from",
+         "the insert position:")
+doc.query(db.show("switch/migrated", runs=arr(bases)))
+doc.para("The backfill's UPDATE writes a new version of every row (the heap is full, so none stays on its",
+         "page): the heap doubles, VACUUM makes the old half free space, and every new version is one more",
+         "entry in the uuid primary key, at random. The new rows then go into that free space first.")
+doc.query(db.show("switch/figures", switches=arr(to_bigint), pures=arr([pure_bigint]), half=rows),
+          f"Then {h.thousands(rows)} rows onto each (`keybench_run('bigint', ..., onto => run_id)`: a switch to bigint takes its keys\n"
+          "from the column's own default, here the sequence), beside pure bigint at the same total size (its second\n"
+          "half) and, above, staying on uuidv4:")
+doc.query(db.show("switch/bigint-break-even", stay=stay, switches=arr(to_bigint)))
+doc.h2("Charts")
+for title, ids in ((f"uuidv4 then uuidv7 against staying on uuidv4 and the pure loads, {h.thousands(2 * rows)} rows", [pure4, stay, pure7, switch]),
+                   (f"uuidv4 then bigint through a new column against pure bigint, {h.thousands(2 * rows)} rows", [pure4, stay, pure_bigint] + to_bigint)):
+    stem = os.path.splitext(os.path.basename(out))[0].lower()
+    svg = os.path.join(img, f"{stem}-{'v7' if switch in ids else 'bigint'}.svg")
+    shown = h.chart(db, svg, "switch/chart", runs=arr(ids), title=title)
+    doc.chart(title, h.link(out, shown))
+doc.para("Each switch's batches stand where they went, after its table's earlier rows: the dashed line of a",
+         "kind is its second run in the chart.")
 doc.h2("What the switch buys, and when")
 doc.query(db.show("switch/break-even", switch=switch, stay=stay, pure7=pure7, half=rows),
           "From the figures above (a projection is only what these columns multiply): each new row after the\n"

@@ -5,7 +5,10 @@
 # every tenth of ROWS: the new rows' time, WAL, full-page images and index pages added, the index
 # at the end as a whole and by part (the new keys' range against the rest); then the switched
 # index's REINDEX (keybench_plan's step for a sparse index), timed, and ROWS / 2 more uuidv7 rows
-# after it. On a throwaway PostgreSQL 18. Writes docs/results/SWITCH.md (OUT=... another file;
+# after it; a text uuid key rewritten to uuid (keybench_plan) and uuidv7 after it; and two uuidv4
+# tables moved to a bigint key through a new column (the uuid dropped, or kept with its own unique
+# index), each step timed, then ROWS bigint rows onto each against pure bigint; and charts of the
+# loads' batches. On a throwaway PostgreSQL 18. Writes docs/results/SWITCH.md (OUT=... another file;
 # KB_RESULTS=DIR: DIR/SWITCH.md). The report is switch.py, its queries scripts/reports/sql/switch/.
 # Usage: scripts/reports/switch.sh [ROWS]   (default 1000000)
 set -euo pipefail

@@ -80,24 +80,34 @@ mod sql {
                 rows: f64,
                 y: Option<f64>,
             }
-            let kind: Option<String> = crate::pg::spi::one(
-                "SELECT kind FROM keybench.runs WHERE run_id = $1",
+            /// The run's kind, and for a switch the run it went onto and that run's rows then.
+            #[derive(serde::Deserialize)]
+            struct Run {
+                kind: String,
+                onto: Option<i64>,
+                rows_before: Option<i64>,
+            }
+            let run = crate::pg::spi::row::<Run>(
+                "SELECT kind, onto, onto_rows_before AS rows_before FROM keybench.runs WHERE run_id = $1",
                 &[id.into()],
             );
+            // A switch's batches stand where they went: after the table's earlier rows.
             let pts: Vec<[f64; 5]> = crate::pg::spi::rows::<Batch>(
-                "SELECT (rows_before + rows)::float8 AS rows, elapsed_ms AS ms, index_blks_read::float8 AS reads,
-                        coalesce(index_blks_hit::float8 / nullif(index_blks_hit + index_blks_read, 0), 1) AS hit_ratio,
-                        wal_bytes / 1048576.0::float8 AS wal_mb
-                 FROM keybench.batches WHERE run_id = $1 ORDER BY batch",
+                "SELECT (coalesce(r.onto_rows_before, 0) + b.rows_before + b.rows)::float8 AS rows, b.elapsed_ms AS ms,
+                        b.index_blks_read::float8 AS reads,
+                        coalesce(b.index_blks_hit::float8 / nullif(b.index_blks_hit + b.index_blks_read, 0), 1) AS hit_ratio,
+                        b.wal_bytes / 1048576.0::float8 AS wal_mb
+                 FROM keybench.batches b JOIN keybench.runs r USING (run_id) WHERE b.run_id = $1 ORDER BY b.batch",
                 &[id.into()],
             )
             .into_iter()
             .map(|b| [b.rows, b.ms, b.reads, b.hit_ratio, b.wal_mb])
             .collect();
+            let offset = run.as_ref().and_then(|r| r.rows_before).unwrap_or(0) as f64;
             let pairs = |sql: &str| -> Vec<(f64, f64)> {
                 crate::pg::spi::rows::<At>(sql, &[id.into()])
                     .into_iter()
-                    .map(|a| (a.rows, a.y.unwrap_or(0.0)))
+                    .map(|a| (offset + a.rows, a.y.unwrap_or(0.0)))
                     .collect()
             };
             // The readers' lookups during the load, if it had readers: the slowest reader's p99
@@ -114,14 +124,17 @@ mod sql {
                  WHERE l.run_id = $1 AND l.replay_lag_bytes IS NOT NULL
                  GROUP BY b.batch, b.rows_before, b.rows ORDER BY b.batch",
             );
-            let Some(kind) = kind else {
+            let Some(run) = run else {
                 pgrx::ereport!(
                     ERROR,
                     pgrx::PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
                     format!("run {id} does not exist")
                 );
             };
-            let label = format!("{kind} (run {id})");
+            let label = match run.onto {
+                Some(onto) => format!("{} onto run {onto} (run {id})", run.kind),
+                None => format!("{} (run {id})", run.kind),
+            };
             per = per
                 .max(pts.len().div_ceil(MAX_POINTS))
                 .max(reads.len().div_ceil(MAX_POINTS))

@@ -263,6 +263,8 @@ run_function! {
         rows_per_child: i32 = "NULL",
         fk_check: text = "NULL",
         onto: i64 = "NULL",
+        isolation: text = "NULL",
+        read_before_write: bool = false,
     ] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
@@ -300,6 +302,8 @@ run_function! {
         children: i32 = 0,
         rows_per_child: i32 = "NULL",
         fk_check: text = "NULL",
+        isolation: text = "NULL",
+        read_before_write: bool = false,
     ] |f, req| {
         let kinds = kinds_of(f, kinds);
         let params = requests(&req, &kinds);

@@ -103,7 +103,8 @@ fn check_wal_compression(p: &Params) {
 }
 
 /// A switch (`onto`): the earlier run exists, finished, with its kept table; of the same shape and
-/// key type, a kind other than bigint, no children; no other switch onto it running; and the
+/// key type (bigint onto a column with an identity or a default, other kinds onto one without an
+/// identity), no children; no other switch onto it running; and the
 /// caller may insert into its table and delete from it. Its kind goes into `p`. (Worker 0 checks
 /// again, under a lock on the earlier run's row, that no other switch started meanwhile.)
 fn check_onto(p: &mut Params) {
@@ -149,10 +150,12 @@ fn check_onto(p: &mut Params) {
     struct Column {
         type_name: String,
         identity: bool,
+        has_default: bool,
     }
     let column = if e.kept {
         crate::pg::spi::row::<Column>(
-            "SELECT format_type(a.atttypid, NULL) AS type_name, a.attidentity <> '' AS identity
+            "SELECT format_type(a.atttypid, NULL) AS type_name, a.attidentity <> '' AS identity,
+                    a.atthasdef AS has_default
              FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = 'id'",
             &[table.clone().into()],
         )
@@ -162,10 +165,15 @@ fn check_onto(p: &mut Params) {
     let Some(column) = column else {
         raise(RunError::OntoNoTable(id))
     };
-    if column.identity {
+    let to = p.kind().key_type().sql();
+    if p.kind() == Kind::Bigint {
+        // Its keys are the column's own: an identity, or a sequence default.
+        if column.type_name == to && !column.identity && !column.has_default {
+            raise(RunError::OntoNoDefault(id, table));
+        }
+    } else if column.identity {
         raise(RunError::OntoBigint(id));
     }
-    let to = p.kind().key_type().sql();
     if column.type_name != to {
         raise(RunError::OntoType(
             id,
@@ -233,6 +241,11 @@ fn run_with(mut p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
             put_str(&mut s.watch_paths, &watched.join("\n"));
             s.min_free = floor;
             extra(s);
+            // The leader samples the clients' wait events (not the readers').
+            seg.header
+                .waits
+                .clients
+                .store(p.clients as u32, Ordering::Release);
         },
         {
             let mut last = (0.0, 0);

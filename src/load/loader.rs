@@ -21,6 +21,9 @@ use std::sync::atomic::Ordering;
 
 /// The temporary table a loader with children keeps its batch's parent keys in.
 const PARENT_IDS: &str = "pg_temp.keybench_parent_ids";
+/// How many times in a row a batch's transaction may fail with a serialization failure or a
+/// deadlock, each retried at once as an application would, before the run fails.
+const MAX_RETRIES: i64 = 1000;
 
 /// keybench_run's work on the workers.
 pub struct Load;
@@ -38,19 +41,25 @@ struct BatchRecord {
     end_lsn: u64,
     /// With children: the WAL bytes and full-page images of their statements.
     child_wal: Option<(i64, i64)>,
+    /// The batch's transactions that failed with a serialization failure (40001) or a deadlock
+    /// (40P01) and were retried.
+    serialization_failures: i64,
+    deadlocks: i64,
 }
 
 /// The INSERT of one batch into keybench.batches: its own columns around the counters'.
 static INSERT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "INSERT INTO keybench.batches (run_id, batch, client, rows, rows_before, started_at, elapsed_ms, {},
-            index_bytes, child_wal_bytes, child_wal_fpi)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${}, ${}, ${})",
+            index_bytes, child_wal_bytes, child_wal_fpi, serialization_failures, deadlocks)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, {}, ${}, ${}, ${}, ${}, ${})",
         Counters::COLUMNS.join(", "),
         placeholders(8),
         8 + COUNT,
         9 + COUNT,
-        10 + COUNT
+        10 + COUNT,
+        11 + COUNT,
+        12 + COUNT
     )
 });
 
@@ -68,6 +77,8 @@ fn write_batch(run_id: i64, client: i32, batch_size: i64, standbys: bool, r: &Ba
     args.push(r.index_bytes.into());
     args.push(r.child_wal.map(|c| c.0).into());
     args.push(r.child_wal.map(|c| c.1).into());
+    args.push(r.serialization_failures.into());
+    args.push(r.deadlocks.into());
     spi_run(&INSERT_BATCH, &args);
     if standbys {
         standby::record_batch(run_id, r.batch, r.end_lsn);
@@ -235,6 +246,15 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             )
         })?;
     }
+    if let Some(i) = p.isolation() {
+        // This worker's transactions only: its own session's default.
+        set_guc(c"default_transaction_isolation", i.level());
+    }
+    let new_key = if p.read_before_write {
+        read_before_write_setup(&p, &table, &ext)?
+    } else {
+        String::new()
+    };
     let watched = s.watch_paths();
     let mut disk_checked_ns = 0;
     let mut pending: Option<BatchRecord> = None;
@@ -266,6 +286,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         let transactions = if p.method() == Method::Single { n } else { 1 };
         let mut index_bytes = 0;
         let mut child_wal: Option<(i64, i64)> = None;
+        let (mut serialization_failures, mut deadlocks) = (0, 0);
         for t in 0..transactions {
             let last = t == transactions - 1;
             if p.skew_model() == SkewModel::Transaction {
@@ -275,39 +296,79 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                 let shift = crate::generators::rng::with_rng(|r| r.random_range(-skew..=skew));
                 set_guc(c"keybench.clock_shift_ms", &shift.to_string());
             }
-            let (c, size, child) = in_transaction(|| {
-                if let Some(rec) = pending.take() {
-                    write_batch(run_id, client, p.batch_size, standbys, &rec);
-                }
-                let before = usage();
-                let (f0, h0) = xact_blocks(index);
-                let mut child = None;
-                if children.is_empty() {
-                    match p.method() {
-                        Method::Insert => spi_run(&p.insert_batch(&table, &ext, n), &[]),
-                        Method::Single => spi_run(&p.insert_one(&table, &ext), &[]),
-                        Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
+            // A serialization failure or a deadlock: the transaction again, at once, as an
+            // application retries it; what the failed tries wrote counts in the batch's figures.
+            let mut tries = 0;
+            let (c, size, child) = loop {
+                let start = std::cell::Cell::new(None);
+                let tried = in_transaction(|| {
+                    if let Some(rec) = &pending {
+                        write_batch(run_id, client, p.batch_size, standbys, rec);
                     }
-                } else {
-                    // The parents, then each child's rows for them (validation allows children
-                    // with insert and single only): the children's WAL apart.
-                    let rows = if p.method() == Method::Single { 1 } else { n };
-                    spi_run(&p.insert_parents(&table, PARENT_IDS, rows), &[]);
-                    let mid = usage();
-                    for c in &children {
-                        spi_run(&p.insert_children(c, PARENT_IDS), &[]);
+                    let before = usage();
+                    start.set(Some(before));
+                    let (f0, h0) = xact_blocks(index);
+                    let mut child = None;
+                    if children.is_empty() {
+                        let rows = if p.method() == Method::Single { 1 } else { n };
+                        match p.method() {
+                            Method::Insert | Method::Single if p.read_before_write => {
+                                spi_run(&p.insert_checked(&table, &new_key, rows), &[])
+                            }
+                            Method::Insert => spi_run(&p.insert_batch(&table, &ext, n), &[]),
+                            Method::Single => spi_run(&p.insert_one(&table, &ext), &[]),
+                            Method::Copy | Method::CopyKeys => copy_rows(table_oid, &p, n),
+                        }
+                    } else {
+                        // The parents, then each child's rows for them (validation allows children
+                        // with insert and single only): the children's WAL apart.
+                        let rows = if p.method() == Method::Single { 1 } else { n };
+                        spi_run(&p.insert_parents(&table, PARENT_IDS, rows), &[]);
+                        let mid = usage();
+                        for c in &children {
+                            spi_run(&p.insert_children(c, PARENT_IDS), &[]);
+                        }
+                        let c = delta(&mid, &usage());
+                        child = Some((c.wal_bytes, c.wal_fpi));
                     }
-                    let c = delta(&mid, &usage());
-                    child = Some((c.wal_bytes, c.wal_fpi));
+                    let after = usage();
+                    let (f1, h1) = xact_blocks(index);
+                    let mut c = delta(&before, &after);
+                    c.index_blks_hit = h1 - h0;
+                    c.index_blks_read = (f1 - f0) - (h1 - h0);
+                    let size = if last { relation_size(index) } else { 0 };
+                    (c, size, child)
+                });
+                match tried {
+                    Ok(done) => break done,
+                    Err(f) if retryable(f.sqlstate) => {
+                        if f.sqlstate == PgSqlErrorCode::ERRCODE_T_R_DEADLOCK_DETECTED as i32 {
+                            deadlocks += 1;
+                        } else {
+                            serialization_failures += 1;
+                        }
+                        if let Some(before) = start.get() {
+                            counters += delta(&before, &usage());
+                        }
+                        tries += 1;
+                        if tries >= MAX_RETRIES {
+                            return Err(Failure {
+                                message: format!(
+                                    "batch {b} failed {tries} times in a row and was given up: {}",
+                                    f.message
+                                ),
+                                sqlstate: f.sqlstate,
+                            });
+                        }
+                        if h.stop_requested() {
+                            return Ok(());
+                        }
+                    }
+                    Err(f) => return Err(f),
                 }
-                let after = usage();
-                let (f1, h1) = xact_blocks(index);
-                let mut c = delta(&before, &after);
-                c.index_blks_hit = h1 - h0;
-                c.index_blks_read = (f1 - f0) - (h1 - h0);
-                let size = if last { relation_size(index) } else { 0 };
-                (c, size, child)
-            })?;
+            };
+            // The batch before this one is recorded (in the transaction that committed).
+            pending = None;
             counters += c;
             index_bytes = size;
             if let Some((w, f)) = child {
@@ -328,6 +389,8 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
             index_bytes,
             end_lsn: if standbys { insert_lsn() } else { 0 },
             child_wal,
+            serialization_failures,
+            deadlocks,
         });
         let before = s.rows_done.fetch_add(n, Ordering::AcqRel);
         // checkpoint_every: the batch that takes the load past a multiple of it asks for a
@@ -356,6 +419,83 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         in_transaction(|| write_batch(run_id, client, p.batch_size, standbys, &rec))?;
     }
     Ok(())
+}
+
+/// The run's retried transactions (from its batches) and its clients' wait events as the leader
+/// sampled them, into keybench.runs: each distinct wait with its type and name as
+/// pg_stat_activity shows them, the relation of a heavyweight lock, and its samples, most first.
+fn record_transactions(h: &Header, run_id: i64) {
+    let name = |c: *const std::ffi::c_char| {
+        // SAFETY: PostgreSQL's static name of a wait event (or NULL), as pg_stat_activity gets it.
+        (!c.is_null()).then(|| {
+            unsafe { std::ffi::CStr::from_ptr(c) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    };
+    let mut seen = h.waits.seen();
+    seen.sort_by_key(|w| std::cmp::Reverse(w.2));
+    let events: Vec<serde_json::Value> = seen
+        .into_iter()
+        .map(|(info, relation, samples)| {
+            // SAFETY: both take any wait_event_info and return a static string or NULL.
+            let (kind, event) = unsafe {
+                (
+                    name(pg_sys::pgstat_get_wait_event_type(info)),
+                    name(pg_sys::pgstat_get_wait_event(info)),
+                )
+            };
+            let relation = (relation != 0).then(|| {
+                spi_one::<String>("SELECT $1::oid::regclass::text", &[pg_sys::Oid::from(relation).into()])
+                    .unwrap_or_else(|| relation.to_string())
+            });
+            serde_json::json!({"type": kind, "event": event, "relation": relation, "samples": samples})
+        })
+        .collect();
+    let overflow = h.waits.overflow.load(Ordering::Acquire);
+    spi_run(
+        "UPDATE keybench.runs SET (serialization_failures, deadlocks) =
+                (SELECT sum(serialization_failures)::bigint, sum(deadlocks)::bigint FROM keybench.batches WHERE run_id = $1),
+            wait_samples = $2, wait_events = $3
+         WHERE run_id = $1",
+        &[
+            run_id.into(),
+            (h.waits.samples.load(Ordering::Acquire) as i64).into(),
+            pgrx::JsonB(serde_json::json!({"events": events, "others": overflow})).into(),
+        ],
+    );
+}
+
+/// A transaction an application retries: a serialization failure or a deadlock.
+fn retryable(sqlstate: i32) -> bool {
+    sqlstate == PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE as i32
+        || sqlstate == PgSqlErrorCode::ERRCODE_T_R_DEADLOCK_DETECTED as i32
+}
+
+/// read_before_write: this worker's plans (in its own session): the check probes the primary key
+/// once per key, as an application's lookup of one row does (no sequential, bitmap, hash or merge
+/// plan, which would read or lock the whole table). Returns the expression that makes a key: the
+/// kind's generator, or for bigint its identity sequence's next value.
+fn read_before_write_setup(p: &Params, table: &str, ext: &str) -> Result<String, Failure> {
+    for guc in [
+        c"enable_seqscan",
+        c"enable_bitmapscan",
+        c"enable_hashjoin",
+        c"enable_mergejoin",
+    ] {
+        set_guc(guc, "off");
+    }
+    if p.kind() != crate::kind::Kind::Bigint {
+        return Ok(p.kind().default_expr(ext));
+    }
+    in_transaction(|| {
+        let seq = spi_one::<String>(
+            "SELECT pg_get_serial_sequence($1, 'id')",
+            &[table.to_string().into()],
+        )
+        .expect("a bigint run's table has an identity column");
+        format!("nextval({}::regclass)", pgrx::spi::quote_literal(seq))
+    })
 }
 
 /// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
@@ -525,6 +665,7 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
                 s.switch_xid.load(Ordering::Acquire),
             );
         }
+        record_transactions(h, run_id);
         if let Some(figures) = child_figures {
             spi_run(
                 "UPDATE keybench.runs SET child_figures = $2,

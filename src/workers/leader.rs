@@ -197,7 +197,8 @@ fn current_setting(name: &str) -> String {
 
 /// Create the segment of workload `W` (its state set up by `init`, then `trailing` zeroed bytes),
 /// start `clients` workers, wait for them with a progress NOTICE, and return `result` of the
-/// finished segment. However it ends, the work is closed by the last worker out, or, when none is
+/// finished segment. The leader samples the wait events of the first `header.waits.clients`
+/// workers while it waits ([`Sampler`]). However it ends, the work is closed by the last worker out, or, when none is
 /// left to do it, by a clean-up worker started here. `what` names the work for the error that
 /// says nobody could close it ("run 7"; empty before it has an id).
 pub fn drive<W: Work, R>(
@@ -275,6 +276,7 @@ pub fn drive<W: Work, R>(
         }
     }
     let started = std::time::Instant::now();
+    let mut sampler = Sampler::new(shared.waits.clients.load(Ordering::Acquire) as usize);
     let interval = notice_every_seconds();
     let mut next_notice = interval;
     let mut cancelled = false;
@@ -331,7 +333,10 @@ pub fn drive<W: Work, R>(
                 }
             }
         }
-        wait_on_latch(100);
+        if sampler.due() {
+            sampler.sample(&workers, &shared.waits);
+        }
+        wait_on_latch(sampler.wait_ms());
         pgrx::check_for_interrupts!();
         let elapsed = started.elapsed().as_secs_f64();
         if interval > 0.0 && elapsed >= next_notice {
@@ -361,4 +366,91 @@ pub fn drive<W: Work, R>(
     // SAFETY: the segment this function created; `seg_ref` is not used after this.
     unsafe { pg_sys::dsm_detach(seg) };
     r
+}
+
+/// The leader's sampling of its workers' wait events ([`WaitSamples`]): every
+/// [`WaitSamples::EVERY_MS`], each sampled worker's `wait_event_info` read from its PGPROC (as
+/// pg_stat_activity reads it, without a lock), and for a heavyweight lock wait on a relation, the
+/// relation from the lock's tag.
+struct Sampler {
+    /// Per sampled worker: its pid and PGPROC once it has started.
+    procs: Vec<Option<(i32, *mut pg_sys::PGPROC)>>,
+    next: std::time::Instant,
+}
+
+impl Sampler {
+    fn new(clients: usize) -> Self {
+        Sampler {
+            procs: vec![None; clients],
+            next: std::time::Instant::now(),
+        }
+    }
+
+    fn due(&self) -> bool {
+        !self.procs.is_empty() && std::time::Instant::now() >= self.next
+    }
+
+    /// How long the leader may sleep: until the next sample, else its usual 100 ms.
+    fn wait_ms(&self) -> i64 {
+        if self.procs.is_empty() {
+            return 100;
+        }
+        let left = self
+            .next
+            .saturating_duration_since(std::time::Instant::now());
+        (left.as_millis() as i64).clamp(1, WaitSamples::EVERY_MS)
+    }
+
+    fn sample(&mut self, workers: &[DynamicBackgroundWorker], waits: &WaitSamples) {
+        self.next += std::time::Duration::from_millis(WaitSamples::EVERY_MS as u64);
+        let now = std::time::Instant::now();
+        if self.next < now {
+            // Behind (the leader was busy): the next tick from now, none made up.
+            self.next = now + std::time::Duration::from_millis(WaitSamples::EVERY_MS as u64);
+        }
+        for (i, w) in workers.iter().enumerate().take(self.procs.len()) {
+            if self.procs[i].is_none() {
+                let Ok(pid) = w.pid() else { continue };
+                // SAFETY: looks the pid up in the proc array under its lock; NULL if it is gone.
+                let proc = unsafe { pg_sys::BackendPidGetProc(pid) };
+                if proc.is_null() {
+                    continue;
+                }
+                self.procs[i] = Some((pid, proc));
+            }
+            let Some((pid, proc)) = self.procs[i] else {
+                continue;
+            };
+            // SAFETY: PGPROCs live in shared memory for the server's life; a worker that exited
+            // leaves its slot to another process, which the pid check tells. The fields are read
+            // as pg_stat_activity reads them, without a lock: a torn or stale value is a wrong
+            // sample, never a fault (a LOCK lives in the lock table's shared memory as long).
+            let (live, info, relation) = unsafe {
+                let live = std::ptr::read_volatile(&(*proc).pid) == pid;
+                let info = std::ptr::read_volatile(&(*proc).wait_event_info);
+                let mut relation = 0;
+                if info & 0xFF00_0000 == pg_sys::PG_WAIT_LOCK {
+                    let lock = std::ptr::read_volatile(&(*proc).waitLock);
+                    if !lock.is_null() {
+                        let tag = std::ptr::read_volatile(&(*lock).tag);
+                        let on_relation = [
+                            pg_sys::LockTagType::LOCKTAG_RELATION,
+                            pg_sys::LockTagType::LOCKTAG_RELATION_EXTEND,
+                            pg_sys::LockTagType::LOCKTAG_PAGE,
+                            pg_sys::LockTagType::LOCKTAG_TUPLE,
+                        ];
+                        if on_relation.contains(&(tag.locktag_type as pg_sys::LockTagType::Type)) {
+                            relation = tag.locktag_field2;
+                        }
+                    }
+                }
+                (live, info, relation)
+            };
+            if live {
+                waits.add(info, relation);
+            } else {
+                self.procs[i] = None;
+            }
+        }
+    }
 }

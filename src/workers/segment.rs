@@ -4,7 +4,7 @@
 //! signalling the processes that share it.
 
 use pgrx::prelude::*;
-use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// The most workers one segment has (and keybench_run's most clients and readers together).
 pub const MAX_WORKERS: usize = 64;
@@ -135,6 +135,65 @@ pub struct Header {
     pub error: std::cell::UnsafeCell<[u8; 1024]>,
     /// Bytes after the [`Segment`] (a read's pool of keys).
     pub trailing_bytes: usize,
+    /// The clients' wait events, sampled by the leader while they work.
+    pub waits: WaitSamples,
+}
+
+/// The distinct waits [`WaitSamples`] tells apart (a load's clients see a few dozen at most);
+/// samples of others count in `overflow`.
+pub const WAIT_KINDS: usize = 64;
+
+/// The wait events of a work's first `clients` workers, sampled by the leader every
+/// [`WaitSamples::EVERY_MS`]: what each was waiting for at that moment, read from its PGPROC as
+/// pg_stat_activity reads it, and for a heavyweight lock on a relation (its extension, a page, a
+/// tuple) that relation. One writer (the leader); read once the work is done.
+#[repr(C)]
+pub struct WaitSamples {
+    /// The workers sampled (0: none; set before they start).
+    pub clients: AtomicU32,
+    /// Samples taken: one per worker per tick.
+    pub samples: AtomicU64,
+    /// Distinct waits seen so far, each `wait_event_info << 32 | relation oid` (0, 0: not
+    /// waiting), with its count.
+    pub used: AtomicU32,
+    pub keys: [AtomicU64; WAIT_KINDS],
+    pub counts: [AtomicU64; WAIT_KINDS],
+    pub overflow: AtomicU64,
+}
+
+impl WaitSamples {
+    pub const EVERY_MS: i64 = 10;
+
+    /// One sample of wait `info` on relation `relation` (the leader's, alone).
+    pub fn add(&self, info: u32, relation: u32) {
+        let key = (info as u64) << 32 | relation as u64;
+        self.samples.fetch_add(1, Ordering::AcqRel);
+        let used = self.used.load(Ordering::Acquire) as usize;
+        if let Some(i) = (0..used).find(|&i| self.keys[i].load(Ordering::Acquire) == key) {
+            self.counts[i].fetch_add(1, Ordering::AcqRel);
+        } else if used < WAIT_KINDS {
+            self.keys[used].store(key, Ordering::Release);
+            self.counts[used].store(1, Ordering::Release);
+            self.used.store(used as u32 + 1, Ordering::Release);
+        } else {
+            self.overflow.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Every distinct wait: (wait_event_info, relation oid, samples).
+    pub fn seen(&self) -> Vec<(u32, u32, u64)> {
+        let used = self.used.load(Ordering::Acquire) as usize;
+        (0..used)
+            .map(|i| {
+                let k = self.keys[i].load(Ordering::Acquire);
+                (
+                    (k >> 32) as u32,
+                    k as u32,
+                    self.counts[i].load(Ordering::Acquire),
+                )
+            })
+            .collect()
+    }
 }
 
 /// A workload's segment: the header, the workload's state (plain data and atomics, valid when

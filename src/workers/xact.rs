@@ -17,10 +17,14 @@ pub fn caught(e: &pgrx::pg_sys::panic::CaughtError) -> Failure {
     let r = match e {
         PostgresError(r) | ErrorReport(r) | RustPanic { ereport: r, .. } => r,
     };
-    let message = match r.detail() {
+    let mut message = match r.detail() {
         Some(d) if !d.is_empty() => format!("{} ({d})", r.message()),
         _ => r.message().to_string(),
     };
+    // The server's hint too (out of shared memory: which setting to raise).
+    if let Some(h) = r.hint().filter(|h| !h.is_empty()) {
+        message = format!("{message} ({h})");
+    }
     Failure {
         message,
         sqlstate: r.sql_error_code() as isize as i32,

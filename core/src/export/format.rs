@@ -246,6 +246,19 @@ export_row! {
         pub onto_index_bytes_before: Option<i64>,
         #[serde(default)]
         pub switch_parts: Option<Value>,
+        /// The writers' transactions and waits (0.9.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub isolation: Option<String>,
+        #[serde(default)]
+        pub read_before_write: Option<bool>,
+        #[serde(default)]
+        pub serialization_failures: Option<i64>,
+        #[serde(default)]
+        pub deadlocks: Option<i64>,
+        #[serde(default)]
+        pub wait_samples: Option<i64>,
+        #[serde(default)]
+        pub wait_events: Option<Value>,
     }
 }
 
@@ -274,6 +287,11 @@ export_row! {
         pub child_wal_bytes: Option<i64>,
         #[serde(default)]
         pub child_wal_fpi: Option<i64>,
+        /// Retried transactions (0.9.0; absent from older exports: NULL).
+        #[serde(default)]
+        pub serialization_failures: Option<i64>,
+        #[serde(default)]
+        pub deadlocks: Option<i64>,
     }
 }
 

@@ -136,8 +136,14 @@ pub enum RunError {
     OntoBusy(i64, i64),
     #[error("run {0} has no kept table")]
     OntoNoTable(i64),
-    #[error("run {0}'s key is an identity column: a switch onto it is not supported")]
+    #[error("unknown isolation \"{0}\": read committed, repeatable read or serializable")]
+    Isolation(String),
+    #[error("read_before_write cannot go with {0}")]
+    ReadBeforeWrite(String),
+    #[error("run {0}'s key is an identity column: only kind bigint switches onto it (the identity makes its keys)")]
     OntoBigint(i64),
+    #[error("run {0}'s key column in {1} has no default: a switch to bigint takes its keys from the column's identity or sequence default")]
+    OntoNoDefault(i64, String),
     #[error("permission denied for table {1} (run {0}'s): a switch inserts into it, and deletes its rows if it stops")]
     OntoPrivilege(i64, String),
     #[error("tablespace \"{0}\" (default_tablespace) does not exist")]
@@ -154,7 +160,8 @@ impl SqlError for RunError {
             | RunError::ChildrenMethod(_)
             | RunError::OntoWith(..)
             | RunError::OntoBigint(_)
-            | RunError::OntoChildren(_) => SqlState::FeatureNotSupported,
+            | RunError::OntoChildren(_)
+            | RunError::ReadBeforeWrite(_) => SqlState::FeatureNotSupported,
             RunError::TablespacePrivilege(_) | RunError::WalCompressionPrivilege(_) => {
                 SqlState::InsufficientPrivilege
             }
@@ -165,6 +172,7 @@ impl SqlError for RunError {
             RunError::OntoState(..) => SqlState::ObjectNotInPrerequisiteState,
             RunError::OntoType(..) => SqlState::DatatypeMismatch,
             RunError::OntoBusy(..) => SqlState::ObjectInUse,
+            RunError::OntoNoDefault(..) => SqlState::ObjectNotInPrerequisiteState,
             RunError::NoTablespace(_) => SqlState::UndefinedObject,
             _ => SqlState::InvalidParameterValue,
         }
@@ -216,8 +224,19 @@ impl SqlError for RunError {
                     .into(),
             ),
             RunError::OntoWith(..) => Some(
-                "A switch inserts rows whose keys the INSERT makes with the new kind: method insert \
-                 or single, no children, onto a run of a kind other than bigint."
+                "A switch inserts rows whose keys the INSERT makes with the new kind (bigint: the \
+                 column's own default): method insert or single, no children."
+                    .into(),
+            ),
+            RunError::ReadBeforeWrite(_) => Some(
+                "The read needs each row's key before the INSERT: methods insert and single, \
+                 without children, onto or distributed."
+                    .into(),
+            ),
+            RunError::OntoNoDefault(..) => Some(
+                "Give the bigint column a sequence default (as a migration through a new column does, \
+                 docs/GUIDE.md: A switch of generator on a live table), or switch with a kind that \
+                 makes its keys, such as snowflake."
                     .into(),
             ),
             RunError::OntoShape(_, shape, _) => {

@@ -127,6 +127,32 @@ crate::sql_enum! {
 }
 
 crate::sql_enum! {
+    /// The transaction isolation of the run's writers (their session's
+    /// default_transaction_isolation; None, the default, leaves the server's).
+    pub enum Isolation {
+        ReadCommitted,
+        RepeatableRead,
+        Serializable,
+    }
+}
+
+impl Isolation {
+    /// A level as SQL names it, spaces or underscores between the words, any case.
+    pub fn parse_level(s: &str) -> Option<Isolation> {
+        Isolation::parse(&s.trim().to_ascii_lowercase().replace(' ', "_"))
+    }
+
+    /// The level as PostgreSQL writes it (SHOW transaction_isolation).
+    pub fn level(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read committed",
+            Isolation::RepeatableRead => "repeatable read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+}
+
+crate::sql_enum! {
     /// uuidv7's 12 bits after the millisecond.
     #[derive(Default)]
     pub enum Subms {
@@ -196,6 +222,12 @@ pub struct Params {
     /// run's kind in the INSERT itself.
     pub onto: i64,
     pub onto_kind: u8,
+    /// The writers' transaction isolation: 0 the server's default, else [`Isolation`] as stored
+    /// plus 1.
+    pub isolation: u8,
+    /// Each transaction first looks its new keys up in the primary key (one index probe per row,
+    /// as an application's check that a row is not there yet), then inserts them.
+    pub read_before_write: bool,
 }
 
 /// The default of `users`: customer_id and user_id from 0 to 100,000.
@@ -248,6 +280,11 @@ pub struct RunRequest {
     /// A switch of generator: load into the kept table of this earlier run (None: a table of
     /// its own).
     pub onto: Option<i64>,
+    /// The writers' transaction isolation (read committed, repeatable read, serializable; None:
+    /// the server's default_transaction_isolation).
+    pub isolation: Option<String>,
+    /// Each transaction reads its new keys in the primary key before it inserts them.
+    pub read_before_write: bool,
 }
 
 impl Default for RunRequest {
@@ -283,6 +320,8 @@ impl Default for RunRequest {
             rows_per_child: None,
             fk_check: None,
             onto: None,
+            isolation: None,
+            read_before_write: false,
         }
     }
 }
@@ -367,6 +406,8 @@ impl RunRequest {
             fk_after: false,
             onto: 0,
             onto_kind: 0,
+            isolation: 0,
+            read_before_write: false,
         };
         self.curve(&mut p)?;
         self.readers(&mut p)?;
@@ -374,7 +415,34 @@ impl RunRequest {
         self.standbys(&mut p)?;
         self.children(&mut p)?;
         self.onto(&mut p)?;
+        self.transactions(&mut p)?;
         Ok(p)
+    }
+
+    /// The writers' transactions: their isolation, and whether each reads its new keys first.
+    /// The read needs the keys before the INSERT, so COPY's methods (the key from the default or
+    /// the COPY data), children (the parents' keys from the INSERT) and a switch (the key in
+    /// the INSERT) cannot have it; a distributed run neither (its reads go through Citus).
+    fn transactions(&self, p: &mut Params) -> Result<(), RunError> {
+        if let Some(i) = &self.isolation {
+            p.isolation =
+                Isolation::parse_level(i).ok_or_else(|| RunError::Isolation(i.clone()))? as u8 + 1;
+        }
+        if !self.read_before_write {
+            return Ok(());
+        }
+        let with = match p.method() {
+            Method::Copy | Method::CopyKeys => Some(format!("method {}", p.method().name())),
+            Method::Insert | Method::Single if p.children > 0 => Some("children".into()),
+            Method::Insert | Method::Single if p.onto > 0 => Some("onto".into()),
+            Method::Insert | Method::Single if p.distributed => Some("distributed".into()),
+            Method::Insert | Method::Single => None,
+        };
+        if let Some(w) = with {
+            return Err(RunError::ReadBeforeWrite(w));
+        }
+        p.read_before_write = true;
+        Ok(())
     }
 
     /// The clock knobs of experiments B and C, for the time-ordered generators.
@@ -542,18 +610,12 @@ impl RunRequest {
     }
 
     /// A switch of generator onto an earlier run's kept table (its kind, shape and state are the
-    /// extension's checks, from keybench.runs): the rows' keys come from the INSERT, so COPY's
-    /// methods and bigint's identity (a column property, not a generator) cannot switch.
+    /// extension's checks, from keybench.runs): the rows' keys come from the INSERT (bigint's from
+    /// the column's own identity or sequence default), so COPY's methods cannot switch.
     fn onto(&self, p: &mut Params) -> Result<(), RunError> {
         let Some(id) = self.onto else { return Ok(()) };
         if id < 1 {
             return Err(RunError::Onto(id));
-        }
-        if p.kind() == Kind::Bigint {
-            return Err(RunError::OntoWith(
-                id,
-                "key kind bigint, an identity column".into(),
-            ));
         }
         match p.method() {
             Method::Copy | Method::CopyKeys => {
@@ -627,6 +689,9 @@ pub struct RunRecord {
     pub fk_check: Option<&'static str>,
     /// A switch: the earlier run whose table the rows went into.
     pub onto: Option<i64>,
+    /// The writers' isolation (NULL: the server's default), and whether they read before writing.
+    pub isolation: Option<&'static str>,
+    pub read_before_write: bool,
 }
 
 impl Params {
@@ -660,7 +725,37 @@ impl Params {
             rows_per_child: (self.children > 0).then_some(self.rows_per_child),
             fk_check: (self.children > 0).then(|| self.fk_check().name()),
             onto: (self.onto > 0).then_some(self.onto),
+            isolation: self.isolation().map(Isolation::level),
+            read_before_write: self.read_before_write,
         }
+    }
+
+    /// The writers' isolation, None for the server's default.
+    pub fn isolation(&self) -> Option<Isolation> {
+        (self.isolation > 0).then(|| {
+            Isolation::from_u8(self.isolation - 1)
+                .unwrap_or_else(|| corrupt("isolation", self.isolation))
+        })
+    }
+
+    /// read_before_write: one batch of `n` rows whose keys, made first by `key` (the kind's
+    /// generator; bigint's identity sequence's nextval, the identity overridden), are each looked
+    /// up in the primary key (one probe per key: the workers plan it as a nested loop over the
+    /// index) before the rows go in, as an application checks that a row is not there yet. The
+    /// check's one row is joined to every new row, so every probe is made before the first insert;
+    /// a key found would fail the insert as a duplicate.
+    pub fn insert_checked(&self, table: &str, key: &str, n: i64) -> String {
+        let (cols, exprs) = self.shape().row(self.payload_width, self.users);
+        let overriding = if self.kind() == Kind::Bigint {
+            " OVERRIDING SYSTEM VALUE"
+        } else {
+            ""
+        };
+        format!(
+            "WITH k AS MATERIALIZED (SELECT {key} AS id FROM generate_series(1, {n})), \
+             c AS (SELECT count(*) AS found FROM k WHERE EXISTS (SELECT 1 FROM {table} t WHERE t.id = k.id)) \
+             INSERT INTO {table} (id, {cols}){overriding} SELECT k.id, {exprs} FROM k CROSS JOIN c"
+        )
     }
 
     /// A switch's earlier run's kind (the leader sets it).
@@ -807,13 +902,19 @@ impl Params {
         })
     }
 
+    /// A switch's key expression for the INSERT: the new kind's generator; None when the table's
+    /// own default makes the key (no switch, or a switch to bigint, whose keys are the column's
+    /// identity or sequence: a bigint key is a column property, not a generator).
+    fn switch_key(&self, ext: &str) -> Option<String> {
+        (self.onto > 0 && self.kind() != Kind::Bigint).then(|| self.kind().default_expr(ext))
+    }
+
     /// One batch of `n` rows in one statement; a switch (`onto`) makes each row's key in the
     /// statement with this run's kind (`ext`: keybench's quoted schema), the table's default
     /// being the earlier run's.
     pub fn insert_batch(&self, table: &str, ext: &str, n: i64) -> String {
         let (cols, exprs) = self.shape().row(self.payload_width, self.users);
-        if self.onto > 0 {
-            let key = self.kind().default_expr(ext);
+        if let Some(key) = self.switch_key(ext) {
             return format!(
                 "INSERT INTO {table} (id, {cols}) SELECT {key}, {exprs} FROM generate_series(1, {n})"
             );
@@ -845,8 +946,7 @@ impl Params {
     /// [`Params::insert_batch`]).
     pub fn insert_one(&self, table: &str, ext: &str) -> String {
         let (cols, exprs) = self.shape().row(self.payload_width, self.users);
-        if self.onto > 0 {
-            let key = self.kind().default_expr(ext);
+        if let Some(key) = self.switch_key(ext) {
             return format!("INSERT INTO {table} (id, {cols}) VALUES ({key}, {exprs})");
         }
         format!("INSERT INTO {table} ({cols}) VALUES ({exprs})")
@@ -1250,8 +1350,16 @@ mod unit_tests {
             }),
             RunError::Onto(0)
         );
+        // A switch to bigint: the column's identity or sequence default makes the keys.
+        let b = req("bigint").validate().unwrap();
+        assert_eq!(
+            b.insert_batch("t", "kb", 5),
+            "INSERT INTO t (customer_id, payload) SELECT (random() * 100000)::bigint, repeat('x', 60) FROM generate_series(1, 5)"
+        );
+        assert!(b
+            .insert_one("t", "kb")
+            .starts_with("INSERT INTO t (customer_id, payload) VALUES ("));
         for (r, what) in [
-            (req("bigint"), "bigint"),
             (
                 RunRequest {
                     method: "copy".into(),
@@ -1270,6 +1378,76 @@ mod unit_tests {
             let e = bad(r);
             assert_eq!(e.sqlstate(), SqlState::FeatureNotSupported, "{e}");
             assert!(e.to_string().contains(what), "{e}");
+        }
+    }
+
+    #[test]
+    fn transactions() {
+        let req = |kind: &str, isolation: &str| RunRequest {
+            isolation: Some(isolation.into()),
+            read_before_write: true,
+            ..RunRequest::new(kind, 100)
+        };
+        for (given, level) in [
+            ("serializable", "serializable"),
+            ("Repeatable Read", "repeatable read"),
+            ("read_committed", "read committed"),
+        ] {
+            let p = req("uuidv7", given).validate().unwrap();
+            assert_eq!(p.record(1).isolation, Some(level));
+            assert!(p.record(1).read_before_write);
+        }
+        assert_eq!(
+            RunRequest::new("uuidv7", 1)
+                .validate()
+                .unwrap()
+                .record(1)
+                .isolation,
+            None
+        );
+        let e = req("uuidv7", "snapshot").validate().unwrap_err();
+        assert_eq!(e, RunError::Isolation("snapshot".into()));
+        assert_eq!(e.sqlstate(), SqlState::InvalidParameterValue);
+        // The keys first, looked up one probe each, then the rows; bigint's identity overridden.
+        let p = req("bigint", "serializable").validate().unwrap();
+        assert_eq!(
+            p.insert_checked("t", "nextval('s'::regclass)", 3),
+            "WITH k AS MATERIALIZED (SELECT nextval('s'::regclass) AS id FROM generate_series(1, 3)), \
+             c AS (SELECT count(*) AS found FROM k WHERE EXISTS (SELECT 1 FROM t t WHERE t.id = k.id)) \
+             INSERT INTO t (id, customer_id, payload) OVERRIDING SYSTEM VALUE \
+             SELECT k.id, (random() * 100000)::bigint, repeat('x', 60) FROM k CROSS JOIN c"
+        );
+        assert!(req("uuidv4", "serializable")
+            .validate()
+            .unwrap()
+            .insert_checked("t", "kb.uuidv4()", 1)
+            .contains("INSERT INTO t (id, customer_id, payload) SELECT k.id, "));
+        for (r, what) in [
+            (
+                RunRequest {
+                    method: "copy".into(),
+                    ..req("uuidv7", "serializable")
+                },
+                "method copy",
+            ),
+            (
+                RunRequest {
+                    children: 1,
+                    ..req("uuidv7", "serializable")
+                },
+                "children",
+            ),
+            (
+                RunRequest {
+                    onto: Some(3),
+                    ..req("uuidv7", "serializable")
+                },
+                "onto",
+            ),
+        ] {
+            let e = r.validate().unwrap_err();
+            assert_eq!(e.sqlstate(), SqlState::FeatureNotSupported, "{e}");
+            assert_eq!(e, RunError::ReadBeforeWrite(what.into()));
         }
     }
 

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 
 REPORTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SQL_DIR = os.path.join(REPORTS, "sql")
@@ -202,6 +203,8 @@ class Psql:
 def parse_csv(out):
     """psql --csv output of one statement: its header line, then its rows (a second result set could
     not be told from rows, so a file read for values returns rows from one statement)."""
+    # A chart's SVG is one field, larger than the csv module's default limit.
+    csv.field_size_limit(sys.maxsize)
     lines = list(csv.reader(io.StringIO(out)))
     if not lines:
         return []
