@@ -198,7 +198,7 @@ fn current_setting(name: &str) -> String {
 /// Create the segment of workload `W` (its state set up by `init`, then `trailing` zeroed bytes),
 /// start `clients` workers, wait for them with a progress NOTICE, and return `result` of the
 /// finished segment. The leader samples the wait events of the first `header.waits.clients`
-/// workers while it waits ([`Sampler`]). However it ends, the work is closed by the last worker out, or, when none is
+/// workers while it waits (the private `Sampler`). However it ends, the work is closed by the last worker out, or, when none is
 /// left to do it, by a clean-up worker started here. `what` names the work for the error that
 /// says nobody could close it ("run 7"; empty before it has an id).
 pub fn drive<W: Work, R>(
