@@ -590,7 +590,7 @@ mod tests {
         .into_iter()
         .map(|a| (a.name.unwrap_or_default(), a.def))
         .collect();
-        assert_eq!(args.len(), 29, "{args:?}");
+        assert_eq!(args.len(), 31, "{args:?}");
         for (name, def) in &args {
             let Some(def) = def else { continue };
             let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
