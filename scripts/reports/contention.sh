@@ -11,7 +11,8 @@
 #     one row per transaction, and batches of 100, at 1 to 8 clients: serialization failures per
 #     1,000 committed transactions (each retried at once), and the throughput with the retries;
 #   - the mechanism: the predicate locks (SIRead) one transaction takes to look up N new keys of
-#     each kind, page against relation.
+#     each kind, page against relation; then the batches again on the server restarted with room
+#     for page locks (max_pred_locks_per_transaction 1024, max_pred_locks_per_relation 1000).
 # Writes docs/results/CONTENTION.md (OUT=... another file; KB_RESULTS=DIR: DIR/CONTENTION.md). The
 # report is contention.py, its queries scripts/reports/sql/contention/.
 # Usage: scripts/reports/contention.sh [ROWS]   (default 200000)
