@@ -31,6 +31,7 @@ SWEEP = (  # the report's name for a key, keybench_run's kind, its other argumen
     ("uuidv4", "uuidv4", ""),
 )
 SERIALIZATION_FAILURE, DEADLOCK = "40001", "40P01"  # the SQLSTATEs keybench_run retries
+OUT_OF_MEMORY = "53200"  # the SQLSTATE of out of shared memory, which it does not
 SERIAL = (("bigint", "bigint"), ("uuidv7", "uuidv7"), ("uuidv4", "uuidv4"))
 COMMON = ("shared_preload_libraries=keybench", "keybench.progress_interval=0", "fsync=off",
           "max_wal_size=24GB", "max_worker_processes=48", "keybench.max_workers=40")
@@ -143,8 +144,8 @@ doc.query(db.show("contention/serializable", phase="batches"),
 doc.para("A run that failed says why in its last column. SERIALIZABLE keeps a committed transaction's",
          "predicate locks for as long as a transaction that overlapped it runs; with writers retrying at once,",
          "one overlaps the next without end, and the locks can outgrow the table PostgreSQL sizes from",
-         "max_pred_locks_per_transaction: `out of shared memory`, a failure the application sees and no retry",
-         "cures.")
+         f"max_pred_locks_per_transaction: `out of shared memory` ({OUT_OF_MEMORY}), which keybench does not retry, as an",
+         f"application that retries {SERIALIZATION_FAILURE} would not.")
 doc.h3("The mechanism: predicate locks, page against relation")
 doc.query(db.show("contention/sireads-show"),
           f"One SERIALIZABLE transaction looks up N new keys of each kind in a kept table of {h.thousands(SIREAD_ROWS)} rows\n"
