@@ -284,6 +284,8 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
         let started = now_ns();
         let mut counters = Counters::default();
         let transactions = if p.method() == Method::Single { n } else { 1 };
+        // Rows per transaction: one each with method single, else the batch.
+        let xact_rows = if p.method() == Method::Single { 1 } else { n };
         let mut index_bytes = 0;
         let mut child_wal: Option<(i64, i64)> = None;
         let (mut serialization_failures, mut deadlocks) = (0, 0);
@@ -310,10 +312,9 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                     let (f0, h0) = xact_blocks(index);
                     let mut child = None;
                     if children.is_empty() {
-                        let rows = if p.method() == Method::Single { 1 } else { n };
                         match p.method() {
                             Method::Insert | Method::Single if p.read_before_write => {
-                                spi_run(&p.insert_checked(&table, &new_key, rows), &[])
+                                spi_run(&p.insert_checked(&table, &new_key, xact_rows), &[])
                             }
                             Method::Insert => spi_run(&p.insert_batch(&table, &ext, n), &[]),
                             Method::Single => spi_run(&p.insert_one(&table, &ext), &[]),
@@ -322,8 +323,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
                     } else {
                         // The parents, then each child's rows for them (validation allows children
                         // with insert and single only): the children's WAL apart.
-                        let rows = if p.method() == Method::Single { 1 } else { n };
-                        spi_run(&p.insert_parents(&table, PARENT_IDS, rows), &[]);
+                        spi_run(&p.insert_parents(&table, PARENT_IDS, xact_rows), &[]);
                         let mid = usage();
                         for c in &children {
                             spi_run(&p.insert_children(c, PARENT_IDS), &[]);
