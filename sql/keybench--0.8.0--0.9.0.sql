@@ -21,6 +21,9 @@
 --   audit_classify, audit_min_leaves, audit_finding, audit_references, the type keybench.audit);
 --   keybench_audit becomes an SQL function over the new keybench_audit_rows, with sample_pages;
 --   keybench_audit_references is new.
+-- - Logical replication: keybench_replay_logical (not executable by PUBLIC), keybench.run_logical,
+--   the view keybench.run_logical_figures, and keybench_cleanup dropping a run's slot, publication
+--   and subscription left behind.
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.9.0'" to load this file. \quit
 
 -- The grants on a function that is dropped and created again: saved as GRANT statements with a %s
@@ -266,6 +269,69 @@ BEGIN
       action := 'standby replay resumed: ' || r.standby;
     EXCEPTION WHEN OTHERS THEN
       action := format('standby replay left paused at %s: %s; run SELECT pg_wal_replay_resume() there', r.standby, SQLERRM);
+    END;
+    RETURN NEXT;
+  END LOOP;
+  -- What a keybench_replay_logical run made and did not drop (this server died outright, or a
+  -- subscriber was away when the run ended): here the slot, whose WAL would be kept forever, and
+  -- the publication; on the subscriber, through dblink at the place the run recorded (no password),
+  -- the subscription and the run's table. Whatever cannot be dropped is said, with the statements.
+  FOR r IN SELECT l.run_id, k.kind, k.started_at, l.subscriber, l.object_name, l.subscriber_dropped
+           FROM keybench.run_logical l JOIN keybench.runs k USING (run_id)
+           WHERE l.dropped_at IS NULL AND k.status <> 'running' ORDER BY l.run_id LOOP
+    run_id := r.run_id; kind := r.kind; started_at := r.started_at;
+    DECLARE
+      sub_left text;
+      here_left text;
+    BEGIN
+      IF NOT coalesce(r.subscriber_dropped, false) THEN
+        BEGIN
+          IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'dblink') THEN
+            RAISE EXCEPTION 'dblink is not installed in this database';
+          END IF;
+          EXECUTE format('SELECT * FROM %I.dblink($1 || '' connect_timeout=10'', $2) AS t(x text)',
+                         (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                          WHERE e.extname = 'dblink'))
+            USING r.subscriber, format(
+              $q$DO $d$ BEGIN
+                   IF EXISTS (SELECT FROM pg_subscription WHERE subname = %L
+                              AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())) THEN
+                     ALTER SUBSCRIPTION %I DISABLE;
+                     ALTER SUBSCRIPTION %I SET (slot_name = NONE);
+                   END IF;
+                   DROP TABLE IF EXISTS keybench.%I;
+                 END $d$; SELECT 'ok'$q$,
+              r.object_name, r.object_name, r.object_name, keybench.run_table_name(r.run_id, r.kind));
+          -- DROP SUBSCRIPTION cannot run inside a DO block's transaction: a statement of its own.
+          EXECUTE format('SELECT * FROM %I.dblink_exec($1 || '' connect_timeout=10'', $2)',
+                         (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                          WHERE e.extname = 'dblink'))
+            USING r.subscriber, format('DROP SUBSCRIPTION IF EXISTS %I', r.object_name);
+          UPDATE keybench.run_logical SET subscriber_dropped = true WHERE keybench.run_logical.run_id = r.run_id;
+        EXCEPTION WHEN OTHERS THEN
+          sub_left := format('the subscription %s on %s left: %s; there, ALTER SUBSCRIPTION %I DISABLE; ALTER SUBSCRIPTION %I SET (slot_name = NONE); DROP SUBSCRIPTION %I;',
+                             r.object_name, r.subscriber, SQLERRM, r.object_name, r.object_name, r.object_name);
+        END;
+      END IF;
+      BEGIN
+        PERFORM pg_terminate_backend(active_pid) FROM pg_replication_slots
+          WHERE slot_name = r.object_name AND active_pid IS NOT NULL;
+        FOR i IN 1..100 LOOP
+          EXIT WHEN NOT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = r.object_name AND active);
+          PERFORM pg_sleep(0.05);
+        END LOOP;
+        PERFORM pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = r.object_name;
+        EXECUTE format('DROP PUBLICATION IF EXISTS %I', r.object_name);
+      EXCEPTION WHEN OTHERS THEN
+        here_left := format('the slot or publication %s left: %s', r.object_name, SQLERRM);
+      END;
+      UPDATE keybench.run_logical l SET
+          dropped_at = CASE WHEN sub_left IS NULL AND here_left IS NULL THEN clock_timestamp() END,
+          note = concat_ws('; ', l.note, coalesce(concat_ws('; ', here_left, sub_left), 'dropped by keybench_cleanup()'))
+        WHERE l.run_id = r.run_id;
+      action := coalesce(concat_ws('; ', here_left, sub_left),
+                         format('logical replication dropped: slot and publication %s here, its subscription on %s',
+                                r.object_name, r.subscriber));
     END;
     RETURN NEXT;
   END LOOP;
@@ -1077,3 +1143,107 @@ CREATE  FUNCTION "keybench_density_parts"(
 STRICT VOLATILE PARALLEL SAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_density_parts_wrapper';
+
+-- Logical replication (keybench_replay_logical): keybench.run_logical, the view
+-- keybench.run_logical_figures, the function (not executable by PUBLIC), and keybench_cleanup
+-- (above) dropping what a run left behind.
+-- keybench_replay_logical: per run, its table published to a logical subscriber (src/replicas/logical.rs).
+-- The run's publication, slot and subscription are all named object_name; `subscriber` is where the
+-- subscriber is, as it reported itself (host or socket directory, port, database, user): never a
+-- password. A row without dropped_at on a run that is no longer running has left something behind,
+-- which keybench_cleanup() drops.
+CREATE TABLE keybench.run_logical (
+    run_id bigint PRIMARY KEY REFERENCES keybench.runs ON DELETE CASCADE,
+    subscriber text NOT NULL,
+    object_name text NOT NULL,
+    apply text NOT NULL CHECK (apply IN ('during', 'after')),
+    same_server boolean NOT NULL,
+    subscriber_schema_made boolean,
+    created_at timestamptz NOT NULL,
+    streaming_at timestamptz,
+    lsn_end pg_lsn,
+    apply_ms float8,
+    subscriber_lsn_start pg_lsn,
+    subscriber_lsn_end pg_lsn,
+    subscriber_fpi_start bigint,
+    subscriber_fpi_end bigint,
+    decoded_txns bigint,
+    decoded_bytes bigint,
+    spill_txns bigint,
+    spill_bytes bigint,
+    stream_bytes bigint,
+    subscriber_dropped boolean,
+    dropped_at timestamptz,
+    note text
+);
+COMMENT ON TABLE keybench.run_logical IS 'keybench_replay_logical: a run''s table published to a logical subscriber, its apply timed, the walsender''s decoding and the subscriber''s WAL counted, everything dropped at the end';
+COMMENT ON COLUMN keybench.run_logical.apply_ms IS 'the catch-up: from the end of the load (apply during), or from ALTER SUBSCRIPTION ... ENABLE once it ended (apply after), until the slot''s walsender reported the subscriber applied past lsn_end (pg_stat_replication.replay_lsn, polled every 5 ms)';
+COMMENT ON COLUMN keybench.run_logical.decoded_bytes IS 'pg_stat_replication_slots.total_bytes of the run''s slot: the transaction data the walsender decoded for the output plugin';
+COMMENT ON COLUMN keybench.run_logical.subscriber_lsn_start IS 'the subscriber''s pg_current_wal_lsn() when the load started; with subscriber_lsn_end (when it had applied the load), its own WAL for the applied rows';
+COMMENT ON COLUMN keybench.run_logical.subscriber_fpi_end IS 'the subscriber''s pg_stat_wal.wal_fpi once the subscription was disabled (its apply worker''s statistics flushed as it exits)';
+SELECT pg_catalog.pg_extension_config_dump('keybench.run_logical', '');
+GRANT SELECT ON keybench.run_logical TO PUBLIC;
+CREATE VIEW keybench.run_logical_figures AS
+SELECT l.run_id, r.kind, r.rows, l.apply, l.subscriber, l.object_name, r.elapsed_ms AS load_ms,
+       l.apply_ms AS catchup_ms,
+       w.apply_window_ms * 1000 / r.rows AS apply_us_per_row,
+       r.rows / nullif(w.apply_window_ms / 1000, 0) AS apply_rows_per_sec,
+       r.wal_bytes, r.wal_bytes::float8 / r.rows AS wal_per_row, r.wal_fpi,
+       l.decoded_txns, l.decoded_bytes, l.decoded_bytes::float8 / r.rows AS decoded_per_row,
+       l.spill_bytes,
+       CASE WHEN NOT l.same_server THEN pg_catalog.pg_wal_lsn_diff(l.subscriber_lsn_end, l.subscriber_lsn_start)::bigint END
+         AS subscriber_wal_bytes,
+       CASE WHEN NOT l.same_server THEN pg_catalog.pg_wal_lsn_diff(l.subscriber_lsn_end, l.subscriber_lsn_start) / r.rows END
+         AS subscriber_wal_per_row,
+       CASE WHEN NOT l.same_server THEN l.subscriber_fpi_end - l.subscriber_fpi_start END AS subscriber_fpi,
+       CASE WHEN NOT l.same_server THEN (l.subscriber_fpi_end - l.subscriber_fpi_start) * 1000.0 / r.rows END
+         AS subscriber_fpi_per_1000_rows,
+       l.dropped_at IS NOT NULL AS dropped,
+       concat_ws('; ', l.note,
+                 CASE WHEN l.same_server THEN 'the subscriber is another database of this server: its WAL is the load''s too, not counted apart' END)
+         AS note
+FROM keybench.run_logical l JOIN keybench.runs r USING (run_id),
+     -- The time in which the subscriber applied the rows: during the load and its catch-up, or
+     -- (apply after) from the ENABLE.
+     LATERAL (SELECT CASE WHEN l.apply = 'during' THEN r.elapsed_ms + l.apply_ms ELSE l.apply_ms END AS apply_window_ms) w;
+COMMENT ON VIEW keybench.run_logical_figures IS 'keybench_replay_logical''s runs: the apply time per row, the walsender''s decoded bytes per row beside the run''s WAL, the subscriber''s own WAL and full-page images';
+GRANT SELECT ON keybench.run_logical_figures TO PUBLIC;
+CREATE  FUNCTION "keybench_replay_logical"(
+	"subscriber" TEXT,
+	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'],
+	"apply" TEXT DEFAULT 'during',
+	"publisher" TEXT DEFAULT NULL,
+	"rows" bigint DEFAULT 1000000,
+	"batch_size" bigint DEFAULT NULL,
+	"clients" INT DEFAULT 4,
+	"shape" TEXT DEFAULT 'a',
+	"method" TEXT DEFAULT 'insert',
+	"standby_timeout" INT DEFAULT 600,
+	"checkpoint_first" bool DEFAULT true,
+	"checkpoint_every" bigint DEFAULT NULL,
+	"users" INT DEFAULT NULL
+) RETURNS TABLE (
+	"run_id" bigint,
+	"kind" TEXT,
+	"rows" bigint,
+	"wal" TEXT,
+	"fpi" bigint,
+	"apply" TEXT,
+	"catchup_seconds" double precision,
+	"apply_us_per_row" double precision,
+	"apply_rows_per_sec" bigint,
+	"ratio_to_first" double precision,
+	"max_lag" TEXT,
+	"decoded" TEXT,
+	"decoded_per_row" double precision,
+	"subscriber_wal" TEXT,
+	"subscriber_wal_per_row" double precision,
+	"subscriber_fpi" bigint,
+	"note" TEXT
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'keybench_replay_logical_wrapper';
+
+
+REVOKE EXECUTE ON FUNCTION keybench_replay_logical(text, text[], text, text, bigint, bigint, integer, text, text, integer, boolean, bigint, integer) FROM PUBLIC;

@@ -14,7 +14,8 @@ BEGIN
                                'keybench_backfill', 'keybench_delete', 'keybench_reload',
                                'keybench_partition_lookup', 'keybench_generator_cost',
                                'keybench_reproduce', 'keybench_cleanup', 'keybench_import',
-                               'keybench_read', 'keybench_replay', 'keybench_curve') LOOP
+                               'keybench_read', 'keybench_replay', 'keybench_replay_logical',
+                               'keybench_curve') LOOP
     EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
   END LOOP;
 END $$;

@@ -1,5 +1,6 @@
 //! The SQL-facing functions of loads: keybench_run, keybench_compare, keybench_replay (the
-//! protocol is [`crate::replicas::replay`]'s) and keybench_probe (keybench_cleanup and
+//! protocol is [`crate::replicas::replay`]'s), keybench_replay_logical
+//! ([`crate::replicas::logical`]'s) and keybench_probe (keybench_cleanup and
 //! keybench_series are SQL, in sql/runs.sql).
 //!
 //! Every function that loads builds a [`RunRequest`] from its arguments and validates it once
@@ -397,6 +398,154 @@ load_function! {
             ));
         }
         TableIterator::new(out)
+    }
+}
+
+load_function! {
+    /// A run's table replicated to a logical subscriber, for each kind in turn: a publication of
+    /// the table and a pgoutput slot here, the same table and a subscription on `subscriber` (a
+    /// libpq connection string, reached through contrib's dblink), the rows loaded as keybench_run
+    /// loads them, and the subscriber's apply timed until it has applied the whole load: with
+    /// `apply => 'during'` it streams while the rows load (its lag behind each batch in
+    /// keybench.batch_standby_lag) and is timed from the end of the load; with `'after'` the
+    /// subscription is enabled once the load is done and the apply of all of it is timed. One row
+    /// per kind: the apply time per row and its ratio to the first kind's, what the walsender
+    /// decoded, the subscriber's own WAL and full-page images. However it ends, the subscription,
+    /// the subscriber's table, the slot and the publication are dropped
+    /// ([`crate::replicas::logical`]).
+    fn keybench_replay_logical(
+        subscriber: text,
+        kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']",
+        apply: text = "'during'",
+        publisher: text = "NULL",
+    ) [
+        rows: i64 = 1000000,
+        batch_size: i64 = "NULL",
+        clients: i32 = 4,
+        shape: text = "'a'",
+        method: text = "'insert'",
+        standby_timeout: i32 = 600,
+        checkpoint_first: bool = true,
+        checkpoint_every: i64 = "NULL",
+        users: i32 = "NULL",
+    ] -> (
+        name!(run_id, i64),
+        name!(kind, String),
+        name!(rows, i64),
+        name!(wal, String),
+        name!(fpi, Option<i64>),
+        name!(apply, String),
+        name!(catchup_seconds, Option<f64>),
+        name!(apply_us_per_row, Option<f64>),
+        name!(apply_rows_per_sec, Option<i64>),
+        name!(ratio_to_first, Option<f64>),
+        name!(max_lag, Option<String>),
+        name!(decoded, Option<String>),
+        name!(decoded_per_row, Option<f64>),
+        name!(subscriber_wal, Option<String>),
+        name!(subscriber_wal_per_row, Option<f64>),
+        name!(subscriber_fpi, Option<i64>),
+        name!(note, Option<String>),
+    ) |f, req| {
+        use crate::replicas::logical::{self, Apply, LogicalError, MAX_CONNINFO};
+        // No transaction id in this backend from here on: the slot a worker creates waits for
+        // every transaction that has one (crate::pg::spi::reads_only).
+        logical::check_no_xid();
+        crate::pg::spi::reads_only(|| {
+        let conninfo = required(f, "subscriber", subscriber);
+        let kinds = kinds_of(f, kinds);
+        let mode_text = required(f, "apply", apply);
+        let Some(mode) = Apply::parse(mode_text) else {
+            raise(LogicalError::ApplyMode(mode_text.to_string()))
+        };
+        // During: the walsender is followed as a standby is, and waited for (its catch-up).
+        req.wait_for_standbys = mode == Apply::During;
+        let params = requests(&req, &kinds);
+        for (what, c) in [("subscriber", Some(conninfo)), ("publisher", publisher)] {
+            if let Some(c) = c.filter(|c| c.len() > MAX_CONNINFO) {
+                raise(LogicalError::LongConninfo(what, c.len(), MAX_CONNINFO));
+            }
+        }
+        // The caller's rights here first, then the subscriber: nothing is made until both pass.
+        super::leader::check_can_run(&params[0]);
+        crate::workers::leader::check_privileges(
+            "keybench_replay_logical",
+            "(has_table_privilege('keybench.run_logical', 'INSERT') AND has_table_privilege('keybench.run_logical', 'UPDATE'),
+               'INSERT and UPDATE on keybench.run_logical'),
+             (has_table_privilege('keybench.run_standbys', 'INSERT') AND has_table_privilege('keybench.run_standbys', 'UPDATE')
+                 AND has_table_privilege('keybench.batch_standby_lag', 'INSERT'),
+               'INSERT and UPDATE on keybench.run_standbys and INSERT on keybench.batch_standby_lag (the apply lag per batch)'),
+             (has_database_privilege(current_database(), 'CREATE'),
+               'CREATE on the database (the run''s publication)'),
+             ((SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR pg_has_role('pg_read_all_stats', 'USAGE'),
+               'the privileges of pg_read_all_stats (the subscriber''s apply position in pg_stat_replication)')",
+            &[],
+            super::error::grants_hint,
+        );
+        logical::check_publisher();
+        let dblink = replay::dblink_schema().unwrap_or_else(|_| raise(LogicalError::NoDblink));
+        let (place, same_server) = logical::check(conninfo, &dblink);
+        let publisher = publisher.map_or_else(logical::default_publisher, str::to_string);
+        let mut out = Vec::with_capacity(params.len());
+        let mut first_per_row: Option<f64> = None;
+        for p in params {
+            let s = super::leader::run_logical(
+                p,
+                conninfo,
+                &publisher,
+                &place,
+                &dblink,
+                mode == Apply::After,
+                same_server,
+            );
+            #[derive(serde::Deserialize, Default)]
+            struct Applied {
+                catchup_ms: Option<f64>,
+                apply_us_per_row: Option<f64>,
+                apply_rows_per_sec: Option<f64>,
+                decoded_bytes: Option<i64>,
+                subscriber_wal_bytes: Option<i64>,
+                subscriber_fpi: Option<i64>,
+                max_lag_bytes: Option<i64>,
+                note: Option<String>,
+            }
+            let r = row::<Applied>(
+                "SELECT l.catchup_ms, l.apply_us_per_row, l.apply_rows_per_sec, l.decoded_bytes, l.subscriber_wal_bytes, l.subscriber_fpi, l.note,
+                        (SELECT max(s.max_replay_lag_bytes) FROM keybench.run_standbys s
+                         WHERE s.run_id = l.run_id AND s.application_name = l.object_name) AS max_lag_bytes
+                 FROM keybench.run_logical_figures l WHERE l.run_id = $1",
+                &[s.run_id.into()],
+            )
+            .unwrap_or_default();
+            let per_row = r.apply_us_per_row;
+            if first_per_row.is_none() {
+                first_per_row = per_row;
+            }
+            let rows = p.rows as f64;
+            out.push((
+                s.run_id,
+                p.kind().name().to_string(),
+                p.rows,
+                size_pretty(s.counters.wal_bytes),
+                Some(s.counters.wal_fpi),
+                mode.name().to_string(),
+                r.catchup_ms.map(|ms| round_to(ms / 1000.0, 3)),
+                per_row.map(|us| round_to(us, 3)),
+                r.apply_rows_per_sec.map(|r| r.round() as i64),
+                per_row
+                    .zip(first_per_row)
+                    .map(|(a, b)| round_to(a / b.max(1e-12), 2)),
+                r.max_lag_bytes.map(size_pretty),
+                r.decoded_bytes.map(size_pretty),
+                r.decoded_bytes.map(|b| round_to(b as f64 / rows, 1)),
+                r.subscriber_wal_bytes.map(size_pretty),
+                r.subscriber_wal_bytes.map(|b| round_to(b as f64 / rows, 1)),
+                r.subscriber_fpi,
+                r.note,
+            ));
+        }
+        TableIterator::new(out)
+        })
     }
 }
 

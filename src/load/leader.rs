@@ -210,13 +210,39 @@ pub fn run_paused(p: Params, conninfo: &str, place: &str, dblink: &str) -> Summa
     })
 }
 
+/// A load replicated to a logical subscriber (keybench_replay_logical): as [`run`], with the
+/// subscriber's connection string, the publisher's as the subscriber reaches it, where the
+/// subscriber is, dblink's schema, when it applies and whether it is this server, in the segment.
+pub fn run_logical(
+    p: Params,
+    conninfo: &str,
+    publisher: &str,
+    place: &str,
+    dblink: &str,
+    after: bool,
+    same_server: bool,
+) -> Summary {
+    run_with(p, |s| {
+        let l = &mut s.logical;
+        put_str(&mut l.conninfo, conninfo);
+        put_str(&mut l.publisher, publisher);
+        put_str(&mut l.place, place);
+        put_str(&mut l.dblink_schema, dblink);
+        l.after.store(u32::from(after), Ordering::Release);
+        l.same_server
+            .store(u32::from(same_server), Ordering::Release);
+        l.on.store(1, Ordering::Release);
+    })
+}
+
 fn run_with(mut p: Params, extra: impl FnOnce(&mut LoadState)) -> Summary {
     check_onto(&mut p);
     let kind = p.kind();
     if let Some(f) = kind.server_function() {
-        let has = Spi::get_one::<bool>(&format!("SELECT to_regprocedure('{f}') IS NOT NULL"))
-            .ok()
-            .flatten();
+        let has = crate::pg::spi::one::<bool>(
+            "SELECT to_regprocedure($1) IS NOT NULL",
+            &[f.to_string().into()],
+        );
         if has != Some(true) {
             raise(RunError::KindUnavailable(kind.name().into(), f));
         }

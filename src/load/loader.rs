@@ -10,7 +10,7 @@ use super::{distributed, Method, Params, SkewModel, WalCompression};
 use crate::kind::{drop_run_tables, run_child_table_names, run_table_names};
 use crate::pg::spi::{one as spi_one, run as spi_run};
 use crate::read::during_load::{during_load, LoadSide};
-use crate::replicas::{replay, standby};
+use crate::replicas::{logical, replay, standby};
 use crate::workers::segment::*;
 use crate::workers::worker::{close_stopped, set_guc};
 use crate::workers::xact::*;
@@ -196,6 +196,9 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
     s.index_oid.store(index_oid.to_u32(), Ordering::Release);
     put_str(&mut s.table, &table);
     put_str(&mut s.child_tables, &children.join("\n"));
+    if s.logical.replicates() {
+        logical::setup(h, &s.logical, run_id, &table, p.standby_timeout)?;
+    }
     if p.checkpoint_first {
         in_transaction(|| spi_run("CHECKPOINT", &[]))?;
     }
@@ -213,7 +216,13 @@ fn setup(h: &Header, s: &mut LoadState) -> Result<(), Failure> {
             ),
             &[run_id.into()],
         );
-        standby::follow(run_id)
+        standby::follow(
+            run_id,
+            s.logical
+                .replicates()
+                .then(|| logical::object_name(run_id))
+                .as_deref(),
+        )
     })?;
     s.standbys.store(standbys, Ordering::Release);
     s.load_start_ns.store(now_ns(), Ordering::Release);
@@ -537,6 +546,18 @@ fn finish(h: &Header, s: &mut LoadState, client: usize) {
             },
         );
     }
+    if s.logical.replicates() {
+        // The subscriber's apply of the load, timed, its costs counted; then its objects dropped.
+        logical::finish(
+            h,
+            &s.logical,
+            run_id,
+            &table,
+            lsn_end,
+            load_end_ns,
+            p.standby_timeout,
+        );
+    }
     let index = pg_sys::Oid::from(s.index_oid.load(Ordering::Acquire));
     // Cancellable from here: publish this worker's pid again, then look whether the caller went
     // away before it could be signalled.
@@ -820,6 +841,20 @@ fn close_unfinished(h: &Header, s: &LoadState, run_id: i64, table: &str) {
             "resumed: the run was cancelled"
         },
     );
+    // A subscriber's subscription and table, and the slot and publication here, before the
+    // table: a slot left behind would keep this server's WAL.
+    if s.logical.replicates() {
+        logical::teardown(
+            &s.logical,
+            run_id,
+            table,
+            Some(if failed {
+                "dropped: the run failed"
+            } else {
+                "dropped: the run was cancelled"
+            }),
+        );
+    }
     // The table first, on its own: a DROP that cannot be done (a distributed table with a
     // node down) must not keep the run from being closed. It then keeps its table_name and
     // says why, for keybench_cleanup() or a DROP TABLE later.

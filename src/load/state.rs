@@ -3,6 +3,7 @@
 
 use super::counters::Counters;
 use super::Params;
+use crate::replicas::logical::LogicalState;
 use crate::replicas::replay::ReplayState;
 use crate::workers::segment::get_str;
 use std::sync::atomic::{AtomicI64, AtomicU32};
@@ -37,6 +38,8 @@ pub struct LoadState {
     /// and the load records nothing of standbys).
     pub standbys: AtomicU32,
     pub replay: ReplayState,
+    /// keybench_replay_logical's subscriber (`logical.on` 0: none).
+    pub logical: LogicalState,
     pub load_start_ns: AtomicI64,
     /// The next batch to hand out, and the rows loaded so far (the progress NOTICE's).
     pub next_batch: AtomicI64,

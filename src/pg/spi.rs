@@ -8,13 +8,59 @@ use pgrx::spi::SpiResult;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+thread_local! {
+    /// Set while [`reads_only`] runs: this module's statements read, without a transaction id.
+    static READS_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with every statement this module runs read-only, each with a fresh snapshot as a
+/// read-write one would take, and no transaction id assigned to the caller's transaction (pgrx's
+/// read-write SPI assigns one). A logical slot's snapshot waits for every transaction that has
+/// an id to end, so keybench_replay_logical's calling backend must have none while its workers
+/// create the slot. A statement that writes is then an ERROR, not a silent id.
+pub fn reads_only<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            READS_ONLY.set(self.0);
+        }
+    }
+    let _reset = Reset(READS_ONLY.replace(true));
+    f()
+}
+
+/// `f` on a read-only SPI connection with a snapshot taken now (what a read-write statement in
+/// READ COMMITTED sees: the workers' commits so far).
+fn read_now<R>(f: impl FnOnce(&pgrx::spi::SpiClient<'_>) -> SpiResult<R>) -> SpiResult<R> {
+    // SAFETY: a snapshot pushed for the statements of `f` and popped after them (an ERROR in
+    // between unwinds the transaction, which resets the snapshot stack).
+    unsafe { pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot()) };
+    let r = Spi::connect(f);
+    unsafe { pg_sys::PopActiveSnapshot() };
+    r
+}
+
 /// Run `sql`; an SPI failure is an ERROR (an SQL error inside it is raised as itself).
 pub fn run(sql: &str, args: &[DatumWithOid]) {
+    if READS_ONLY.get() {
+        read_now(|c| c.select(sql, None, args).map(|_| ())).or_error("keybench");
+        return;
+    }
     Spi::run_with_args(sql, args).or_error("keybench");
 }
 
 /// The first column of the first row of `sql`, if it returns a row and that value is not NULL.
 pub fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid]) -> Option<T> {
+    if READS_ONLY.get() {
+        return read_now(|c| {
+            let t = c.select(sql, Some(1), args)?;
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.first().get::<T>(1)
+        })
+        .or_error("keybench");
+    }
     // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
     Spi::connect_mut(|c| {
         let t = c.update(sql, Some(1), args)?;
@@ -54,11 +100,19 @@ pub fn rows<T: DeserializeOwned>(sql: &str, args: &[DatumWithOid]) -> Vec<T> {
 fn rows_limit<T: DeserializeOwned>(sql: &str, args: &[DatumWithOid], limit: Option<i64>) -> Vec<T> {
     // Read-write execution, as Spi::get_one's: `sql` may be an INSERT ... RETURNING.
     let q = format!("WITH q AS ({sql}) SELECT pg_catalog.to_jsonb(q)::text FROM q");
-    let texts: Vec<String> = Spi::connect_mut(|c| {
-        c.update(&q, limit, args)?
-            .map(|r| r.get::<String>(1).map(Option::unwrap_or_default))
-            .collect::<SpiResult<Vec<String>>>()
-    })
+    let texts: Vec<String> = if READS_ONLY.get() {
+        read_now(|c| {
+            c.select(&q, limit, args)?
+                .map(|r| r.get::<String>(1).map(Option::unwrap_or_default))
+                .collect::<SpiResult<Vec<String>>>()
+        })
+    } else {
+        Spi::connect_mut(|c| {
+            c.update(&q, limit, args)?
+                .map(|r| r.get::<String>(1).map(Option::unwrap_or_default))
+                .collect::<SpiResult<Vec<String>>>()
+        })
+    }
     .or_error("keybench");
     texts
         .iter()

@@ -28,9 +28,10 @@ fn behind(col: &str, lsn: &str) -> String {
 }
 
 /// Worker 0, in its set-up transaction once the load's start LSN is recorded: follow the physical
-/// streaming standbys connected now (walsenders of no database: logical ones are left out).
-/// Returns how many.
-pub fn follow(run_id: i64) -> u32 {
+/// streaming standbys connected now (walsenders of no database: logical ones are left out), and
+/// the walsender of the run's own logical slot `slot` (keybench_replay_logical), whose replay
+/// position is the subscriber's apply position. Returns how many.
+pub fn follow(run_id: i64, slot: Option<&str>) -> u32 {
     // No INSERT at all without standbys: a role granted only what a run needs on a server without
     // them may not write keybench.run_standbys.
     let any = crate::pg::spi::one::<bool>(
@@ -48,10 +49,12 @@ pub fn follow(run_id: i64) -> u32 {
                       s.replay_lsn, s.sent_lsn IS NOT NULL,
                       CASE WHEN s.sent_lsn IS NULL THEN $2 END
                FROM pg_catalog.pg_stat_replication s
-               JOIN pg_catalog.pg_stat_activity a ON a.pid = s.pid AND a.datid IS NULL
+               JOIN pg_catalog.pg_stat_activity a ON a.pid = s.pid
+               WHERE a.datid IS NULL
+                  OR s.pid = (SELECT active_pid FROM pg_catalog.pg_replication_slots WHERE slot_name = $3)
                RETURNING 1)
              SELECT count(*) FROM f",
-        &[run_id.into(), HIDDEN.into()],
+        &[run_id.into(), HIDDEN.into(), slot.into()],
     )
     .unwrap_or(0) as u32
 }
