@@ -158,6 +158,8 @@ major() {
   run_step "target/logs/plan-load-pg$v.log" "pg$v plan under load" bash scripts/tests/plan-load.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
+  echo "-- scripts/tests/logical-test.sh $v: a publisher and its logical subscriber"
+  run_step "target/logs/logical-pg$v.log" "pg$v logical test" bash scripts/tests/logical-test.sh "$v"
   echo "-- scripts/tests/package-check.sh $v: the .deb and the tarball of this build (cargo pgrx package --debug)"
   run_step "target/logs/package-check-pg$v.log" "pg$v package check" bash scripts/tests/package-check.sh "$v"
 }

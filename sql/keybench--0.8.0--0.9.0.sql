@@ -276,7 +276,8 @@ BEGIN
   -- subscriber was away when the run ended): here the slot, whose WAL would be kept forever, and
   -- the publication; on the subscriber, through dblink at the place the run recorded (no password),
   -- the subscription and the run's table. Whatever cannot be dropped is said, with the statements.
-  FOR r IN SELECT l.run_id, k.kind, k.started_at, l.subscriber, l.object_name, l.subscriber_dropped
+  FOR r IN SELECT l.run_id, k.kind, k.started_at, l.subscriber, l.object_name, l.subscriber_dropped,
+                  coalesce(l.subscriber_schema_made, false) AS schema_made
            FROM keybench.run_logical l JOIN keybench.runs k USING (run_id)
            WHERE l.dropped_at IS NULL AND k.status <> 'running' ORDER BY l.run_id LOOP
     run_id := r.run_id; kind := r.kind; started_at := r.started_at;
@@ -302,6 +303,19 @@ BEGIN
                    DROP TABLE IF EXISTS keybench.%I;
                  END $d$; SELECT 'ok'$q$,
               r.object_name, r.object_name, r.object_name, keybench.run_table_name(r.run_id, r.kind));
+          IF r.schema_made THEN
+            -- The schema this run made there, if nothing else is in it now.
+            EXECUTE format('SELECT * FROM %I.dblink($1 || '' connect_timeout=10'', $2) AS t(x text)',
+                           (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                            WHERE e.extname = 'dblink'))
+              USING r.subscriber,
+                    $q$DO $d$ BEGIN
+                         IF NOT EXISTS (SELECT FROM pg_depend WHERE refclassid = 'pg_namespace'::regclass
+                                        AND refobjid = (SELECT oid FROM pg_namespace WHERE nspname = 'keybench')) THEN
+                           DROP SCHEMA IF EXISTS keybench;
+                         END IF;
+                       END $d$; SELECT 'ok'$q$;
+          END IF;
           -- DROP SUBSCRIPTION cannot run inside a DO block's transaction: a statement of its own.
           EXECUTE format('SELECT * FROM %I.dblink_exec($1 || '' connect_timeout=10'', $2)',
                          (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -321,15 +335,17 @@ BEGIN
           PERFORM pg_sleep(0.05);
         END LOOP;
         PERFORM pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = r.object_name;
-        EXECUTE format('DROP PUBLICATION IF EXISTS %I', r.object_name);
+        IF EXISTS (SELECT FROM pg_publication WHERE pubname = r.object_name) THEN
+          EXECUTE format('DROP PUBLICATION %I', r.object_name);
+        END IF;
       EXCEPTION WHEN OTHERS THEN
         here_left := format('the slot or publication %s left: %s', r.object_name, SQLERRM);
       END;
       UPDATE keybench.run_logical l SET
           dropped_at = CASE WHEN sub_left IS NULL AND here_left IS NULL THEN clock_timestamp() END,
-          note = concat_ws('; ', l.note, coalesce(concat_ws('; ', here_left, sub_left), 'dropped by keybench_cleanup()'))
+          note = concat_ws('; ', l.note, coalesce(nullif(concat_ws('; ', here_left, sub_left), ''), 'dropped by keybench_cleanup()'))
         WHERE l.run_id = r.run_id;
-      action := coalesce(concat_ws('; ', here_left, sub_left),
+      action := coalesce(nullif(concat_ws('; ', here_left, sub_left), ''),
                          format('logical replication dropped: slot and publication %s here, its subscription on %s',
                                 r.object_name, r.subscriber));
     END;
@@ -1167,6 +1183,7 @@ CREATE TABLE keybench.run_logical (
     subscriber_lsn_end pg_lsn,
     subscriber_fpi_start bigint,
     subscriber_fpi_end bigint,
+    subscriber_rows bigint,
     decoded_txns bigint,
     decoded_bytes bigint,
     spill_txns bigint,
@@ -1180,6 +1197,7 @@ COMMENT ON TABLE keybench.run_logical IS 'keybench_replay_logical: a run''s tabl
 COMMENT ON COLUMN keybench.run_logical.apply_ms IS 'the catch-up: from the end of the load (apply during), or from ALTER SUBSCRIPTION ... ENABLE once it ended (apply after), until the slot''s walsender reported the subscriber applied past lsn_end (pg_stat_replication.replay_lsn, polled every 5 ms)';
 COMMENT ON COLUMN keybench.run_logical.decoded_bytes IS 'pg_stat_replication_slots.total_bytes of the run''s slot: the transaction data the walsender decoded for the output plugin';
 COMMENT ON COLUMN keybench.run_logical.subscriber_lsn_start IS 'the subscriber''s pg_current_wal_lsn() when the load started; with subscriber_lsn_end (when it had applied the load), its own WAL for the applied rows';
+COMMENT ON COLUMN keybench.run_logical.subscriber_rows IS 'count(*) of the subscriber''s table once it had applied the load (after the timing): the rows it received';
 COMMENT ON COLUMN keybench.run_logical.subscriber_fpi_end IS 'the subscriber''s pg_stat_wal.wal_fpi once the subscription was disabled (its apply worker''s statistics flushed as it exits)';
 SELECT pg_catalog.pg_extension_config_dump('keybench.run_logical', '');
 GRANT SELECT ON keybench.run_logical TO PUBLIC;
@@ -1198,10 +1216,11 @@ SELECT l.run_id, r.kind, r.rows, l.apply, l.subscriber, l.object_name, r.elapsed
        CASE WHEN NOT l.same_server THEN l.subscriber_fpi_end - l.subscriber_fpi_start END AS subscriber_fpi,
        CASE WHEN NOT l.same_server THEN (l.subscriber_fpi_end - l.subscriber_fpi_start) * 1000.0 / r.rows END
          AS subscriber_fpi_per_1000_rows,
+       l.subscriber_rows,
        l.dropped_at IS NOT NULL AS dropped,
-       concat_ws('; ', l.note,
-                 CASE WHEN l.same_server THEN 'the subscriber is another database of this server: its WAL is the load''s too, not counted apart' END)
-         AS note
+       nullif(concat_ws('; ', l.note,
+                        CASE WHEN l.same_server THEN 'the subscriber is another database of this server: its WAL is the load''s too, not counted apart' END),
+              '') AS note
 FROM keybench.run_logical l JOIN keybench.runs r USING (run_id),
      -- The time in which the subscriber applied the rows: during the load and its catch-up, or
      -- (apply after) from the ENABLE.

@@ -46,6 +46,8 @@ bench-audit-values      60900   1        scripts/bench/bench-audit-values.sh: th
 children                61000   1        scripts/reports/children.sh: foreign-key children, the sweep with them
 switch                  61100   1        scripts/reports/switch.sh: a switch of generator on a live table
 contention              61200   2        scripts/reports/contention.sh: many writers, in memory and under a memory cap
+logical-test            61400   2        scripts/tests/logical-test.sh: a publisher and its logical subscriber
+logical                 61600   4        scripts/reports/logical.sh: publisher, subscriber, physical standby, a capped pair
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -627,6 +627,14 @@ pub fn finish(
                 &[run_id.into(), end.clone().into(), applied_ms.into(), wal_end.into()],
             )
         })?;
+        // The rows the subscriber holds (after the timing: a count of its table).
+        let rows = in_transaction(|| remote(l, &format!("SELECT count(*)::text FROM {table}")))?;
+        in_transaction(|| {
+            spi_run(
+                "UPDATE keybench.run_logical SET subscriber_rows = $2::bigint WHERE run_id = $1",
+                &[run_id.into(), rows.into()],
+            )
+        })?;
         // The apply worker's statistics reach pg_stat_wal when it exits, and the walsender's reach
         // pg_stat_replication_slots as it decodes: disabled, both settle.
         disable(l, &name)?;
