@@ -606,18 +606,34 @@ pub fn finish(
         } else {
             load_end_ns
         };
+        // During: the catch-up as the standbys' wait recorded it for this walsender (it also
+        // waited for any physical standby, so the time now would count that wait too).
+        let recorded = if after {
+            None
+        } else {
+            in_transaction(|| {
+                spi_one::<f64>(
+                    "SELECT catchup_ms FROM keybench.run_standbys WHERE run_id = $1 AND application_name = $2",
+                    &[run_id.into(), name.clone().into()],
+                )
+            })?
+        };
         let deadline = now_ns() + i64::from(timeout_s) * 1_000_000_000;
-        let applied_ms = loop {
-            let done = in_transaction(|| walsender_applied(&name, &end))?;
-            let now = now_ns();
-            if done == Some(true) {
-                break Some((now - t0) as f64 / 1e6);
+        let applied_ms = if recorded.is_some() {
+            recorded
+        } else {
+            loop {
+                let done = in_transaction(|| walsender_applied(&name, &end))?;
+                let now = now_ns();
+                if done == Some(true) {
+                    break Some((now - t0) as f64 / 1e6);
+                }
+                if now >= deadline || h.leader_gone() {
+                    break None;
+                }
+                wait_on_latch(5);
+                pg_sys::check_for_interrupts!();
             }
-            if now >= deadline || h.leader_gone() {
-                break None;
-            }
-            wait_on_latch(5);
-            pg_sys::check_for_interrupts!();
         };
         let wal_end = in_transaction(|| remote(l, "SELECT pg_catalog.pg_current_wal_lsn()::text"))?;
         in_transaction(|| {

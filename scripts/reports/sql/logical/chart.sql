@@ -1,0 +1,1 @@
+SELECT keybench_chart(ARRAY[:ids]::bigint[], :'title');
