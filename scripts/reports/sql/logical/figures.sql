@@ -3,5 +3,5 @@
 SELECT f.run_id, round(f.wal_per_row) AS wal_per_row, round(f.wal_fpi * 1000.0 / f.rows, 2) AS fpi_per_1000,
        round(f.decoded_per_row) AS decoded_per_row, round(f.subscriber_wal_per_row) AS subscriber_wal_per_row,
        round(f.subscriber_fpi_per_1000_rows, 2) AS subscriber_fpi_per_1000, f.subscriber_rows, f.spill_bytes,
-       round(f.load_ms / 1000, 2) AS load_seconds
+       round((f.load_ms / 1000)::numeric, 2) AS load_seconds
 FROM keybench.run_logical_figures f WHERE f.run_id = :id;
