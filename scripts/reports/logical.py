@@ -13,6 +13,7 @@ MAJOR = 18
 KINDS = ("bigint", "uuidv7", "uuidv4")
 CLIENTS = 4
 TIMEOUT = 3600  # standby_timeout, seconds
+PER = 1000  # images are counted per this many rows (scripts/reports/sql/logical/figures.sql)
 
 cap = int(sys.argv[1]) if len(sys.argv) > 1 else 96
 sb = sys.argv[2] if len(sys.argv) > 2 else "16MB"
@@ -102,8 +103,8 @@ doc.para("(`:'subscriber'` the subscriber's connection string, `:'kind'` the row
          "subscriber cgroup's `total_pgpgin` delta. Everything the run made was dropped at its end: after",
          f"these runs the publisher had {left['slots']} replication slots and {left['publications']} publications.")
 rows_l = [r for r in logical if r["apply"] == "after"]
-doc.table(["pass", "rows", "kind", "apply µs per row", "to bigint", "to uuidv7", "WAL per row", "images per 1,000 rows",
-           "decoded per row", "subscriber WAL per row", "subscriber images per 1,000 rows", "subscriber page-ins",
+doc.table(["pass", "rows", "kind", "apply µs per row", "to bigint", "to uuidv7", "WAL per row", f"images per {h.thousands(PER)} rows",
+           "decoded per row", "subscriber WAL per row", f"subscriber images per {h.thousands(PER)} rows", "subscriber page-ins",
            "rows on the subscriber"],
           [[r["label"], r["rows"], r["kind"], f"{float(r['apply_us_per_row']):.3f}",
             f"{float(r['apply_us_per_row']) / per_row(rows_l, r['label'], 'bigint', 'apply_us_per_row'):.2f}",
@@ -132,7 +133,7 @@ doc.para(f"The same loads at {after} rows with the subscription streaming as the
          "reported apply position), the catch-up once the load ended, and the subscriber's apply rate over the",
          "load and its catch-up.")
 rows_d = [r for r in logical if r["apply"] == "during"]
-doc.table(["kind", "load s", "largest apply lag", "catch-up s", "apply rows/s", "subscriber images per 1,000 rows",
+doc.table(["kind", "load s", "largest apply lag", "catch-up s", "apply rows/s", f"subscriber images per {h.thousands(PER)} rows",
            "subscriber page-ins"],
           [[r["kind"], r["load_seconds"], r["max_lag"], r["catchup_seconds"], r["apply_rows_per_sec"],
             r["subscriber_fpi_per_1000"], r["pageins"]] for r in rows_d])
