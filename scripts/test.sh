@@ -206,6 +206,8 @@ echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no fi
 run_step target/logs/reports-check.log "reports" python3 scripts/tests/reports-check.py
 echo "== scripts/tests/figures-check.py: every figure of the studies' tables in the result file it comes from"
 run_step target/logs/figures-check.log "figures" python3 scripts/tests/figures-check.py
+echo "== scripts/tests/demo-check.py: docs/DEMO.md shows what the main job prints now"
+run_step target/logs/demo-check.log "demo transcript" python3 scripts/tests/demo-check.py
 echo "== scripts/tests/charts-check.py: one colour per key in every chart of docs/results/img/"
 run_step target/logs/charts-check.log "charts" python3 scripts/tests/charts-check.py
 echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
