@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rerun what keybench can reproduce of the four studies in ../shared/EXPERIMENTS.md, scaled to this
+# Rerun what keybench can reproduce of the four studies (docs/EXPERIMENTS.md), scaled to this
 # machine, on throwaway PostgreSQL 18 clusters with default settings (keybench preloaded), and write
 # docs/results/EXPERIMENTS.md with every table printed and the experiment D chart (KB_RESULTS=DIR:
 # DIR/EXPERIMENTS.md and the other reports' documents there too). It runs experiment-c-replay.sh,

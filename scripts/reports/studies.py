@@ -1,4 +1,4 @@
-"""The studies' own figures (../shared/EXPERIMENTS.md), which the reports quote beside what they
+"""The studies' own figures (docs/EXPERIMENTS.md names each study and lists them), which the reports quote beside what they
 measure. Data typed once, here, with where each comes from: never a measurement of this machine,
 and never prose (scripts/tests/reports-check.py keeps figures out of the reports' strings).
 """
