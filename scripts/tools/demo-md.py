@@ -5,6 +5,7 @@ Usage: scripts/tools/demo-md.py LOG SECONDS EXIT_STATUS "HOW IT RAN" [OUT]
   HOW IT RAN: a sentence on the run's conditions (a fresh clone, a busy machine...), into the header.
 scripts/tests/demo-check.py checks the transcript against the demo's sources."""
 import datetime
+import textwrap
 import os
 import subprocess
 import sys
@@ -21,10 +22,11 @@ commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], cap
 version = next(l.split("=")[1].strip().strip('"') for l in open(os.path.join(ROOT, "Cargo.toml"))
                if l.startswith("version"))
 minutes, secs = divmod(seconds, 60)
-header = (f"# What scripts/demo.sh printed on this machine\n\n"
+header = "# What scripts/demo.sh printed on this machine\n\n" + textwrap.fill(
           f"`./scripts/demo.sh` (README command 1) on {datetime.date.today().isoformat()} at commit {commit} "
           f"(keybench {version}): {how}; exit {status} in {minutes} min {secs} s in all. Its times and rates are "
-          f"that machine's, and the ids differ on every run. Made by `scripts/tools/demo-md.py` from the run's output.\n")
+          f"that machine's, and the ids differ on every run. Made by `scripts/tools/demo-md.py` from the run's output.",
+          width=100, break_on_hyphens=False, break_long_words=False) + "\n"
 with open(out, "w") as f:
     f.write(header + "\n```\n" + "\n".join(transcript) + "\n```\n")
 print(f"wrote {os.path.relpath(out, ROOT)}: {len(transcript)} lines")
