@@ -48,6 +48,7 @@ switch                  61100   1        scripts/reports/switch.sh: a switch of 
 contention              61200   2        scripts/reports/contention.sh: many writers, in memory and under a memory cap
 logical-test            61400   2        scripts/tests/logical-test.sh: a publisher and its logical subscriber
 logical                 61600   4        scripts/reports/logical.sh: publisher, subscriber, physical standby, a capped pair
+serializable-size       62000   1        scripts/reports/serializable-size.sh: SERIALIZABLE failures against the index size
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
