@@ -170,6 +170,7 @@ ALLOWED = [
     r"cgroup v1",
     r"RFC 9562",
     r"\(1 - e\^\(-R/L\)\)",
+    r"\(1 - e\^\(-k²/L\)\)",
     r"\(1 \+ checkpoint_completion_target\)",
     r"LIMIT 1\b",
     r"\$1\b",

@@ -7,6 +7,6 @@ SELECT r.kind, r.clients,
        count(*) AS committed, sum(b.serialization_failures) AS failures,
        round(sum(b.serialization_failures) * 1000.0 / count(*), 1) AS failures_per_1000
 FROM keybench.runs r JOIN keybench.batches b USING (run_id)
-WHERE r.rows = :rows
+WHERE r.rows = :rows AND r.batch_size = :batch
 GROUP BY r.kind, r.clients, 3, r.run_id
 ORDER BY r.kind <> 'bigint', r.kind <> 'uuidv7', r.clients, min(b.rows_before);
