@@ -19,6 +19,7 @@
 
 use crate::pg::error::{SqlError, SqlState};
 use crate::pg::spi::{one as spi_one, row, run as spi_run};
+use crate::replicas::replay::place_conninfo;
 use crate::workers::segment::{get_str, wait_on_latch};
 use crate::workers::xact::*;
 use crate::workers::Header;
@@ -252,20 +253,7 @@ pub fn check(conninfo: &str, dblink: &str) -> (String, bool) {
     if s.may_create_table != Some(true) {
         crate::pg::error::raise(LogicalError::NoTableRights(place, user));
     }
-    let host = if host.is_empty() {
-        String::new()
-    } else {
-        format!("host={} ", conn_value(&host))
-    };
-    (
-        format!(
-            "{host}port={} dbname={} user={}",
-            conn_value(&port),
-            conn_value(&db),
-            conn_value(&user)
-        ),
-        same_server,
-    )
+    (place_conninfo(&host, &port, &db, &user), same_server)
 }
 
 /// The caller's side: wal_level logical, a role that may create a slot, and no transaction of
@@ -312,22 +300,11 @@ pub fn default_publisher() -> String {
         &[],
     )
     .unwrap_or_default();
-    format!(
-        "host={} port={} dbname={} user={}",
-        conn_value(h.dir.trim()),
-        conn_value(&h.port),
-        conn_value(&h.db),
-        conn_value(&h.usr)
-    )
+    place_conninfo(h.dir.trim(), &h.port, &h.db, &h.usr)
 }
 
 /// The longest connection string a run carries in its shared memory (subscriber and publisher).
-pub const MAX_CONNINFO: usize = 2000;
-
-/// A value in a libpq connection string, quoted.
-fn conn_value(v: &str) -> String {
-    format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
-}
+pub const MAX_CONNINFO: usize = crate::replicas::replay::MAX_CONNINFO;
 
 /// The run's publication, slot and subscription: one name.
 pub fn object_name(run_id: i64) -> String {
@@ -700,18 +677,24 @@ pub fn finish(
     teardown(l, run_id, table, note.as_deref());
 }
 
+/// Whether the subscription `name` exists in the subscriber's database (in a transaction here).
+fn subscription_exists(l: &LogicalState, name: &str) -> bool {
+    remote(
+        l,
+        &format!(
+            "SELECT EXISTS (SELECT FROM pg_catalog.pg_subscription WHERE subname = {} AND subdbid =
+                 (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()))::text",
+            pgrx::spi::quote_literal(name)
+        ),
+    )
+    .as_deref()
+        == Some("true")
+}
+
 /// ALTER SUBSCRIPTION ... DISABLE on the subscriber, where it exists.
 fn disable(l: &LogicalState, name: &str) -> Result<(), Failure> {
     in_transaction(|| {
-        let exists = remote(
-            l,
-            &format!(
-                "SELECT EXISTS (SELECT FROM pg_catalog.pg_subscription WHERE subname = {} AND subdbid =
-                     (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()))::text",
-                pgrx::spi::quote_literal(name)
-            ),
-        );
-        if exists.as_deref() == Some("true") {
+        if subscription_exists(l, name) {
             remote_exec(
                 l,
                 &format!(
@@ -767,15 +750,7 @@ pub fn teardown(l: &LogicalState, run_id: i64, table: &str, note: Option<&str>) 
     for _ in 0..3 {
         let r = disable(l, &name).and_then(|_| {
             in_transaction(|| {
-                let exists = remote(
-                    l,
-                    &format!(
-                        "SELECT EXISTS (SELECT FROM pg_catalog.pg_subscription WHERE subname = {} AND subdbid =
-                             (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()))::text",
-                        pgrx::spi::quote_literal(&name)
-                    ),
-                );
-                if exists.as_deref() == Some("true") {
+                if subscription_exists(l, &name) {
                     remote_exec(l, &format!("ALTER SUBSCRIPTION {quoted} SET (slot_name = NONE)"));
                     remote_exec(l, &format!("DROP SUBSCRIPTION {quoted}"));
                 }

@@ -127,6 +127,23 @@ fn conn_value(v: &str) -> String {
     format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
+/// Where a server is, as a connection string without a password: its host (omitted when empty:
+/// a socket directory the caller may not see, so libpq's default one), port, database and role.
+/// keybench.run_replay and keybench.run_logical keep it; keybench_cleanup() connects with it.
+pub(crate) fn place_conninfo(host: &str, port: &str, db: &str, user: &str) -> String {
+    let host = if host.is_empty() {
+        String::new()
+    } else {
+        format!("host={} ", conn_value(host))
+    };
+    format!(
+        "{host}port={} dbname={} user={}",
+        conn_value(port),
+        conn_value(db),
+        conn_value(user)
+    )
+}
+
 /// The standby as it describes itself, checked: a standby of this server whose replay is running
 /// and which the given role may pause. Returns where it is (a connection string without a
 /// password: host or socket directory, port, database, user) for keybench.run_replay.
@@ -217,18 +234,7 @@ pub fn check(conninfo: &str) -> String {
             state,
         ));
     }
-    // Without the host (a socket directory it may not see), libpq's default socket directory.
-    let host = if host.is_empty() {
-        String::new()
-    } else {
-        format!("host={} ", conn_value(&host))
-    };
-    format!(
-        "{host}port={} dbname={} user={}",
-        conn_value(&port),
-        conn_value(&db),
-        conn_value(&user)
-    )
+    place_conninfo(&host, &port, &db, &user)
 }
 
 thread_local! {
@@ -473,6 +479,19 @@ mod unit_tests {
         assert_eq!(conn_value("o'k"), "'o\\'k'");
         assert_eq!(conn_value("a\\b c"), "'a\\\\b c'");
         assert_eq!(conn_value(""), "''");
+    }
+
+    #[test]
+    fn a_place_is_a_connection_string_without_a_password() {
+        assert_eq!(
+            place_conninfo("/tmp/s", "5433", "db", "o'k"),
+            "host='/tmp/s' port='5433' dbname='db' user='o\\'k'"
+        );
+        // No host: libpq's default socket directory.
+        assert_eq!(
+            place_conninfo("", "5433", "postgres", "postgres"),
+            "port='5433' dbname='postgres' user='postgres'"
+        );
     }
 
     #[test]
