@@ -18,8 +18,8 @@ colours = {re.sub(r"(?<!^)([A-Z])", r"_\1", v).lower(): c
 if len(colours) < 10:
     print(f"not ok - charts: read {len(colours)} kind colours from core/src/kind.rs, expected every kind's")
     sys.exit(1)
-# A legend entry: its swatch (a line, or a point) then its label.
-ENTRY = re.compile(r'<(?:line|circle)[^>]*?(?:stroke|fill)="(#[0-9a-fA-F]{6})"[^>]*/><text[^>]*>([^<]*)</text>')
+# A legend entry: its swatch (a line, or a point: a circle, square, triangle or diamond) then its label.
+ENTRY = re.compile(r'<(?:line|circle|rect|path)[^>]*?(?:stroke|fill)="(#[0-9a-fA-F]{6})"[^>]*/><text[^>]*>([^<]*)</text>')
 failed = 0
 charts = sorted(glob.glob(os.path.join(ROOT, "docs", "results", "img", "*.svg")))
 checked = 0

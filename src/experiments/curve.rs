@@ -19,6 +19,7 @@ mod sql {
     use super::*;
     use crate::experiments::chart::{render_with, Panel, Series, Style, XAxis};
     use crate::pg::spi::rows as spi_rows;
+    use keybench_core::kind::Kind;
     use pgrx::prelude::*;
 
     /// The cost curve's model (a projection, with its inputs): full-page images per row of a load
@@ -78,7 +79,7 @@ mod sql {
     }
 
     /// An SVG chart of a cost-curve sweep (keybench_curve_points of `run_ids`): full-page images
-    /// per row, WAL per row, and each kind's WAL per row against the first kind's, over the rows
+    /// per row, WAL per row, and the first random kind's WAL per row over each other kind's, over the rows
     /// per checkpoint cycle against the random index's leaves (R/L, logarithmic); the measured
     /// runs as points, the model as dashed lines. One chart per shape: `shape` picks it.
     #[pg_extern(stable, parallel_safe)]
@@ -88,17 +89,17 @@ mod sql {
         title: default!(&str, "'The cost curve'"),
     ) -> String {
         let ids = crate::pg::error::no_null_elements("keybench_curve_chart", "run_ids", run_ids);
-        let ids_for_ratios = ids.clone();
         /// A run on the curve: R/L, images and WAL per row measured.
         #[derive(serde::Deserialize)]
         struct Point {
             kind: Option<String>,
+            checkpoint_every: Option<i64>,
             r_over_l: Option<f64>,
             fpi_per_row: Option<f64>,
             wal_per_row: Option<f64>,
         }
         let points: Vec<Point> = spi_rows(
-            "SELECT kind, r_over_l, fpi_per_row, wal_per_row
+            "SELECT kind, checkpoint_every, r_over_l, fpi_per_row, wal_per_row
              FROM keybench_curve_points($1) WHERE shape = $2 ORDER BY kind, r_over_l",
             &[ids.clone().into(), shape.into()],
         );
@@ -116,6 +117,30 @@ mod sql {
              ORDER BY kind, x",
             &[ids.into(), shape.into()],
         );
+        let mut kinds: Vec<String> = Vec::new();
+        for p in &points {
+            let k = p.kind.clone().unwrap_or_default();
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        // The ratio panel puts the first random kind's WAL over each other kind's (the README's
+        // and the studies' ratios are uuidv4's over the ordered keys'); without a random kind,
+        // each kind's over the first kind's.
+        let random = kinds
+            .iter()
+            .find(|k| Kind::parse(k).is_some_and(|k| !k.insertion_ordered()))
+            .cloned();
+        let (numerator, ratio_title) = match &random {
+            Some(r) => (
+                r.clone(),
+                format!("{r}'s WAL per row over each key's (the key's colour)"),
+            ),
+            None => (
+                kinds.first().cloned().unwrap_or_default(),
+                "WAL per row against the first kind's".to_string(),
+            ),
+        };
         let mut panels = vec![
             Panel {
                 title: "Full-page images (logarithmic)".into(),
@@ -129,29 +154,11 @@ mod sql {
                 ..Default::default()
             },
             Panel {
-                title: "WAL per row against the first kind's".into(),
+                title: ratio_title,
                 unit: "times".into(),
                 ..Default::default()
             },
         ];
-        // Each run's WAL per row against the first kind's run of the same checkpoint_every.
-        #[derive(serde::Deserialize)]
-        struct Ratio {
-            kind: Option<String>,
-            r_over_l: Option<f64>,
-            wal_to_first: Option<f64>,
-        }
-        let ratios: Vec<Ratio> = spi_rows(
-            "SELECT kind, r_over_l, wal_to_first FROM keybench_curve_points($1) WHERE shape = $2",
-            &[ids_for_ratios.into(), shape.into()],
-        );
-        let mut kinds: Vec<String> = Vec::new();
-        for p in &points {
-            let k = p.kind.clone().unwrap_or_default();
-            if !kinds.contains(&k) {
-                kinds.push(k);
-            }
-        }
         let line_of = |k: &str, col: usize| -> Vec<(f64, f64)> {
             lines
                 .iter()
@@ -168,11 +175,14 @@ mod sql {
                 })
                 .collect()
         };
-        for k in &kinds {
-            let mine: Vec<&Point> = points
+        let of_kind = |k: &str| -> Vec<&Point> {
+            points
                 .iter()
                 .filter(|p| p.kind.as_deref() == Some(k))
-                .collect();
+                .collect()
+        };
+        for k in &kinds {
+            let mine = of_kind(k);
             for panel in [0usize, 1] {
                 panels[panel].series.push(Series {
                     label: format!("{k}, measured"),
@@ -198,29 +208,36 @@ mod sql {
                 });
             }
         }
-        if let Some(first) = kinds.first() {
-            let base = line_of(first, 1);
-            for k in kinds.iter().skip(1) {
-                let mine = line_of(k, 1);
-                panels[2].series.push(Series {
-                    label: format!("{k} / {first}, measured"),
-                    points: ratios
+        // Each series of the ratio panel is named after its denominator, so that it has that
+        // key's colour and marker and shares its legend entry; measured: the numerator's run of
+        // each checkpoint_every over the denominator's run of the same checkpoint_every.
+        let top = line_of(&numerator, 1);
+        for k in kinds.iter().filter(|k| **k != numerator) {
+            let below = of_kind(k);
+            let measured = of_kind(&numerator)
+                .iter()
+                .filter_map(|n| {
+                    let d = below
                         .iter()
-                        .filter(|r| r.kind.as_deref() == Some(k.as_str()))
-                        .filter_map(|r| Some((r.r_over_l?, r.wal_to_first?)))
-                        .collect(),
-                    style: Style::Points,
-                });
-                panels[2].series.push(Series {
-                    label: format!("{k} / {first}, model"),
-                    points: mine
-                        .iter()
-                        .zip(&base)
-                        .map(|((x, y), (_, b))| (*x, y / b.max(1e-9)))
-                        .collect(),
-                    style: Style::Dashed,
-                });
-            }
+                        .find(|d| d.checkpoint_every == n.checkpoint_every)?;
+                    let (a, b) = (n.wal_per_row?, d.wal_per_row?);
+                    (b > 0.0).then_some((n.r_over_l?, a / b))
+                })
+                .collect();
+            panels[2].series.push(Series {
+                label: format!("{k}, measured"),
+                points: measured,
+                style: Style::Points,
+            });
+            panels[2].series.push(Series {
+                label: format!("{k}, model"),
+                points: top
+                    .iter()
+                    .zip(&line_of(k, 1))
+                    .map(|((x, y), (_, b))| (*x, y / b.max(1e-9)))
+                    .collect(),
+                style: Style::Dashed,
+            });
         }
         render_with(
             title,

@@ -24,6 +24,89 @@ pub enum Style {
     Points,
 }
 
+/// The shape of a measured point: one per kind ([`marker_of`]), so that the points of two kinds
+/// that coincide both stay visible (a triangle on a square shows the square's corners).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    TriangleDown,
+    Diamond,
+}
+
+/// A kind's marker: the random kinds a circle, the ordered kinds a square, a triangle (the
+/// uuidv7s) or a diamond, so that bigint's and uuidv7's points, which often coincide, differ.
+pub fn marker_of(kind: crate::kind::Kind) -> Marker {
+    use crate::kind::Kind;
+    match kind {
+        Kind::Bigint => Marker::Square,
+        Kind::Uuidv7 => Marker::Triangle,
+        Kind::Uuidv7Native => Marker::TriangleDown,
+        Kind::Snowflake | Kind::Ulid => Marker::Diamond,
+        Kind::UlidUuid => Marker::TriangleDown,
+        Kind::Uuidv4 | Kind::GenRandomUuid | Kind::Nanoid | Kind::Uuidv4Text => Marker::Circle,
+    }
+}
+
+/// The SVG of a marker of half-width `r` at (x, y), filled with `colour` and outlined in white.
+pub fn marker_svg(marker: Marker, x: f64, y: f64, r: f64, colour: &str) -> String {
+    let outline = r#"stroke="white" stroke-width="1""#;
+    match marker {
+        Marker::Circle => {
+            format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="{colour}" {outline}/>"#)
+        }
+        Marker::Square => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}" {outline}/>"#,
+            x - r,
+            y - r,
+            2.0 * r,
+            2.0 * r
+        ),
+        Marker::Triangle | Marker::TriangleDown | Marker::Diamond => {
+            let h = r * 1.25;
+            let d = match marker {
+                Marker::Triangle => format!(
+                    "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z",
+                    x,
+                    y - h,
+                    x + h,
+                    y + 0.75 * h,
+                    x - h,
+                    y + 0.75 * h
+                ),
+                Marker::TriangleDown => format!(
+                    "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z",
+                    x,
+                    y + h,
+                    x + h,
+                    y - 0.75 * h,
+                    x - h,
+                    y - 0.75 * h
+                ),
+                _ => format!(
+                    "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z",
+                    x,
+                    y - h,
+                    x + h,
+                    y,
+                    x,
+                    y + h,
+                    x - h,
+                    y
+                ),
+            };
+            format!(r#"<path d="{d}" fill="{colour}" {outline}/>"#)
+        }
+    }
+}
+
+/// The marker of a series' points: its kind's ([`marker_of`]), a circle for a label that names
+/// no kind.
+fn marker_of_label(label: &str) -> Marker {
+    crate::kind::Kind::of_label(label).map_or(Marker::Circle, marker_of)
+}
+
 /// The x axis: from 0, or logarithmic (powers of ten).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum XAxis {
@@ -46,6 +129,8 @@ const LEFT: f64 = 90.0;
 const RIGHT: f64 = 30.0;
 const TOP: f64 = 84.0;
 const GAP: f64 = 70.0;
+/// The half-width of a measured point's marker.
+const POINT: f64 = 5.0;
 /// The colours of series that name no key kind, in turn.
 const COLORS: [&str; 6] = [
     "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#525252",
@@ -235,8 +320,8 @@ pub fn render_with(
         if *style == Style::Points {
             let _ = writeln!(
                 svg,
-                r#"<circle cx="{}" cy="{ly}" r="4" fill="{c}"/><text x="{}" y="{}">{}</text>"#,
-                lx + 12.0,
+                r#"{}<text x="{}" y="{}">{}</text>"#,
+                marker_svg(marker_of_label(l), lx + 12.0, ly, POINT, c),
                 lx + 30.0,
                 ly + 4.0,
                 escape(l)
@@ -357,20 +442,9 @@ pub fn render_with(
             }
             let (c, dash) = look_of(&s.label);
             if s.style == Style::Points {
-                // Each kind's points a little smaller than the one before, so that points that
-                // coincide stay visible.
-                let nth = labels[..labels.iter().position(|(l, _)| *l == s.label).unwrap_or(0)]
-                    .iter()
-                    .filter(|(_, st)| *st == Style::Points)
-                    .count();
-                let r = (5.0 - 1.0 * nth as f64).max(2.0);
+                let m = marker_of_label(&s.label);
                 for (x, y) in &s.points {
-                    let _ = writeln!(
-                        svg,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="{r}" fill="{c}"/>"#,
-                        sx(*x),
-                        sy(*y)
-                    );
+                    let _ = writeln!(svg, "{}", marker_svg(m, sx(*x), sy(*y), POINT, c));
                 }
                 continue;
             }
@@ -454,6 +528,45 @@ mod unit_tests {
         assert_eq!(l[3].0, crate::kind::Kind::Uuidv7.colour());
         assert_eq!(log_ticks(0.03, 7.0), vec![0.01, 0.1, 1.0, 10.0]);
         assert_eq!(log_ticks(1.0, 1.0), vec![1.0, 10.0]);
+    }
+
+    #[test]
+    fn points_of_two_kinds_that_coincide_have_two_shapes() {
+        use crate::kind::Kind;
+        // bigint's and uuidv7's points often sit on one another: a square under a triangle.
+        assert_ne!(marker_of(Kind::Bigint), marker_of(Kind::Uuidv7));
+        assert_ne!(marker_of(Kind::Uuidv4), marker_of(Kind::Uuidv7));
+        assert_ne!(marker_of(Kind::Uuidv4), marker_of(Kind::Bigint));
+        let panel = Panel {
+            title: "ratio".into(),
+            unit: "times".into(),
+            series: ["bigint, measured", "uuidv7, measured"]
+                .into_iter()
+                .map(|l| Series {
+                    label: l.into(),
+                    points: vec![(1.0, 2.0), (10.0, 1.5)],
+                    style: Style::Points,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let svg = render_with("t", "", "R/L", XAxis::Log, &[panel]);
+        // Two points and a legend entry each, in the kind's colour and shape, the same size.
+        let rect = format!(r#"fill="{}""#, Kind::Bigint.colour());
+        let path = format!(r#"fill="{}""#, Kind::Uuidv7.colour());
+        assert_eq!(
+            svg.lines()
+                .filter(|l| l.starts_with("<rect x=") && l.contains(&rect))
+                .count(),
+            3
+        );
+        assert_eq!(
+            svg.lines()
+                .filter(|l| l.contains("<path d=\"M") && l.contains(&path))
+                .count(),
+            3
+        );
+        assert!(svg.contains(r#"width="10.0" height="10.0""#));
     }
 
     #[test]
