@@ -254,7 +254,7 @@ free = shutil.disk_usage(os.path.dirname(data)).free
 doc.para(f"Free on the data disk when this was written: {free / 2**30:.0f}G (statvfs): keybench_compare drops each kind's table before the next, so the disk would hold it.",
          f"The time is what kept it out: the minutes above are a lower bound (the rate at {rows} rows, whose tables fit in shared_buffers), and keybench's earlier",
          f"{studies.C_ROWS:,}-row load of shape a alone (no secondary index) is in [BENCHMARKS.md](BENCHMARKS.md#keybench_run-at-100-million-rows-experiment-cs-scale);",
-         "the three kinds of shape c at the study's rows did not fit beside this report, the gap measurements and the test suite in the session that made them.",
+         "a load of the three kinds of shape c at the study's rows would take at least the minutes above, and was not made.",
          f"The run at {rows} rows and R = {study} holds the study's R/L, and the section on scale above measures whether the images per row follow R/L, not the rows:",
          f"it stands for the study's run at {studies.C_ROWS_PER_CYCLE:,} rows a cycle (a projection from a measured invariance, not a measurement at the study's size).")
 doc.write(out)

@@ -1,6 +1,6 @@
 //! snowflake_id() and its decoders in SQL, over the core's Snowflake functions
-//! ([`keybench_core::generators::snowflake`]): the counter every backend shares lives in
-//! [`crate::pg::shmem`].
+//! ([`keybench_core::generators::snowflake`]): the counters every backend shares, one per node
+//! id, live in [`crate::pg::shmem`].
 
 pub use keybench_core::generators::snowflake::*;
 

@@ -49,7 +49,7 @@ pub fn check(calls: i64, rounds: i32) -> Result<(), CostError> {
 
 /// The work_mem (kB) that holds a `generate_series(1, calls)` in memory: 100 bytes a row for its
 /// tuplestore (a row takes about 50), at least PostgreSQL's default 4 MB, at most 1 GB (about 10
-/// million calls per round; past that the series spills, as the README says).
+/// million calls per round; past that the series spills to disk, and the measured cost includes it).
 pub fn series_work_mem_kb(calls: i64) -> i64 {
     (calls.saturating_mul(100) / 1024).clamp(4096, 1_048_576)
 }

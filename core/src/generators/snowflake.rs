@@ -1,8 +1,9 @@
 //! Snowflake ids: a 64-bit integer of 41 bits of milliseconds since an epoch, a 10-bit node id
 //! and a 12-bit per-millisecond sequence, in that order, with the sign bit 0.
 //!
-//! Every backend of a server draws (millisecond, sequence) pairs from one counter in shared memory,
-//! advanced with compare-and-swap to `max(previous + 1, now)`: never a duplicate between backends,
+//! Every backend of a server draws (millisecond, sequence) pairs from its node id's counter in shared
+//! memory (one per node id, 1,024 of them), advanced with compare-and-swap to
+//! `max(previous + 1, now)`: never a duplicate between backends,
 //! never a decrease, the 4097th id of a millisecond borrows the next one, and a clock that steps
 //! back keeps counting from the last id until real time catches up.
 
