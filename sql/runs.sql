@@ -611,10 +611,12 @@ BEGIN
   END LOOP;
   -- A standby a keybench_replay run paused and nobody resumed (the primary died outright): resumed
   -- through dblink at the place the run recorded (no password: this works where that role needs
-  -- none, e.g. trust, peer or a password file), or left with the reason.
+  -- none, e.g. trust, peer or a password file), or left with the reason. Not an imported run's:
+  -- its standby is the source server's.
   FOR r IN SELECT p.run_id, k.kind, k.started_at, p.standby FROM keybench.run_replay p
            JOIN keybench.runs k USING (run_id)
-           WHERE p.paused_at IS NOT NULL AND p.resumed_at IS NULL AND k.status <> 'running' ORDER BY p.run_id LOOP
+           WHERE p.paused_at IS NOT NULL AND p.resumed_at IS NULL AND k.status <> 'running'
+             AND k.imported_from IS NULL ORDER BY p.run_id LOOP
     run_id := r.run_id; kind := r.kind; started_at := r.started_at;
     BEGIN
       IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'dblink') THEN
@@ -637,10 +639,12 @@ BEGIN
   -- subscriber was away when the run ended): here the slot, whose WAL would be kept forever, and
   -- the publication; on the subscriber, through dblink at the place the run recorded (no password),
   -- the subscription and the run's table. Whatever cannot be dropped is said, with the statements.
+  -- Not an imported run's: its objects are the source server's.
   FOR r IN SELECT l.run_id, k.kind, k.started_at, l.subscriber, l.object_name, l.subscriber_dropped,
                   coalesce(l.subscriber_schema_made, false) AS schema_made
            FROM keybench.run_logical l JOIN keybench.runs k USING (run_id)
-           WHERE l.dropped_at IS NULL AND k.status <> 'running' ORDER BY l.run_id LOOP
+           WHERE l.dropped_at IS NULL AND k.status <> 'running'
+             AND k.imported_from IS NULL ORDER BY l.run_id LOOP
     run_id := r.run_id; kind := r.kind; started_at := r.started_at;
     DECLARE
       sub_left text;

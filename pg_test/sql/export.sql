@@ -196,6 +196,37 @@ SELECT state, message, detail FROM regress.err($$SELECT * FROM keybench_import('
 SELECT hint FROM good, regress.err(format('SELECT * FROM keybench_import(%L)', doc - 'format'));
 -- The small export itself loads.
 SELECT source_run_id, kind, status, rows, batches FROM good, keybench_import(doc);
+-- With a keybench_replay_logical subscriber and a keybench_replay standby of a source that died
+-- before it dropped or resumed them: their rows load under the new run id, and keybench_cleanup
+-- here leaves them alone (the subscription, slot and standby are the source server's).
+CREATE TEMP TABLE replicas AS
+SELECT doc || jsonb_build_object(
+         'run_logical', jsonb_build_array(jsonb_build_object(
+            'run_id', 1001, 'subscriber', 'host=/nonexistent port=1 dbname=sub', 'object_name', 'keybench_logical_1001',
+            'apply', 'after', 'same_server', false, 'subscriber_schema_made', true,
+            'created_at', '2026-11-30T10:00:00+00:00', 'streaming_at', NULL, 'lsn_end', '0/3000000', 'apply_ms', 1234.5,
+            'subscriber_lsn_start', NULL, 'subscriber_lsn_end', NULL, 'subscriber_fpi_start', NULL, 'subscriber_fpi_end', NULL,
+            'subscriber_rows', 1000, 'decoded_txns', 2, 'decoded_bytes', 221000, 'spill_txns', 0, 'spill_bytes', 0,
+            'stream_bytes', 0, 'subscriber_dropped', false, 'dropped_at', NULL, 'note', NULL)),
+         'run_replay', jsonb_build_array(jsonb_build_object(
+            'run_id', 1001, 'standby', 'host=/nonexistent port=1 dbname=postgres', 'paused_at', '2026-11-30T10:00:00+00:00',
+            'resumed_at', NULL, 'lsn_end', NULL, 'receive_wait_ms', NULL, 'replay_ms', NULL, 'standby_blocks_read', NULL,
+            'note', NULL))) AS doc
+FROM good;
+SELECT run_id AS replicas_run FROM replicas, keybench_import(doc) \gset
+SELECT subscriber, object_name, apply, apply_ms, decoded_bytes, dropped_at IS NULL AS not_dropped
+FROM keybench.run_logical WHERE run_id = :replicas_run;
+SELECT standby, resumed_at IS NULL AS not_resumed FROM keybench.run_replay WHERE run_id = :replicas_run;
+SELECT count(*) AS cleaned FROM keybench_cleanup() c WHERE c.run_id = :replicas_run;
+SELECT dropped_at IS NULL AS still_not_dropped, note FROM keybench.run_logical WHERE run_id = :replicas_run;
+-- Exported again, they travel with the run.
+SELECT jsonb_array_length(e->'run_logical') AS logical, jsonb_array_length(e->'run_replay') AS replay,
+       e->'run_logical'->0->>'object_name' AS object_name
+FROM keybench_export(ARRAY[:replicas_run]) e;
+-- A run_logical row of no run of the export, or twice: refused.
+SELECT 'logical of no run' AS fault, t.* FROM replicas, pg_temp.try(jsonb_set(doc, '{run_logical,0,run_id}', '999')) t
+UNION ALL SELECT 'logical twice', t.* FROM replicas, pg_temp.try(jsonb_set(doc, '{run_logical}', (doc->'run_logical') || (doc->'run_logical'))) t
+UNION ALL SELECT 'logical without note', t.* FROM replicas, pg_temp.try(doc #- '{run_logical,0,note}') t;
 
 -- keybench_import writes: not for PUBLIC. keybench_export reads with the caller's privileges.
 SELECT min(run_id) AS first_run FROM src \gset

@@ -115,6 +115,7 @@ pub fn keybench_import(
     import_rows(export.run_standbys, &new_ids);
     import_rows(export.batch_standby_lag, &new_ids);
     import_rows(export.run_replay, &new_ids);
+    import_rows(export.run_logical, &new_ids);
     let reads: Vec<Read> = export
         .reads
         .into_iter()

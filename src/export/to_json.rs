@@ -71,6 +71,7 @@ pub fn keybench_export(
         let mut run_standbys = Vec::new();
         let mut batch_standby_lag = Vec::new();
         let mut run_replay = Vec::new();
+        let mut run_logical = Vec::new();
         for &id in &ids {
             // The run's row as JSON, or none: a SELECT that always returns one row.
             let Some(text) = spi_one::<String>(
@@ -98,6 +99,7 @@ pub fn keybench_export(
             run_standbys.extend(rows_of::<RunStandby>(id));
             batch_standby_lag.extend(rows_of::<BatchStandbyLag>(id));
             run_replay.extend(rows_of::<RunReplay>(id));
+            run_logical.extend(rows_of::<RunLogical>(id));
         }
         Export {
             format: FORMAT.into(),
@@ -112,6 +114,7 @@ pub fn keybench_export(
             run_standbys,
             batch_standby_lag,
             run_replay,
+            run_logical,
         }
     });
     JsonbText(serde_json::to_string(&export).expect("an export serializes"))

@@ -246,6 +246,13 @@ fn rows_of_runs(export: &Export, runs: &HashMap<i64, usize>) -> Result<(), Expor
             format!("run {} appears twice", rp.run_id),
         )
     })?;
+    of_runs("run_logical", &export.run_logical, belongs, |l| {
+        (
+            l.run_id,
+            l.run_id,
+            format!("run {} appears twice", l.run_id),
+        )
+    })?;
     Ok(())
 }
 

@@ -449,8 +449,39 @@ export_row! {
     }
 }
 
+export_row! {
+    /// The row of keybench.run_logical (keybench_replay_logical's subscriber) of a run: every
+    /// column. Imported, it names the source's subscriber and objects; keybench_cleanup leaves
+    /// an imported run's objects alone (they are not this server's).
+    pub struct RunLogical {
+        pub run_id: i64,
+        pub subscriber: String,
+        pub object_name: String,
+        pub apply: String,
+        pub same_server: bool,
+        pub subscriber_schema_made: Option<bool>,
+        pub created_at: Ts,
+        pub streaming_at: Option<Ts>,
+        pub lsn_end: Option<Lsn>,
+        pub apply_ms: Option<F8>,
+        pub subscriber_lsn_start: Option<Lsn>,
+        pub subscriber_lsn_end: Option<Lsn>,
+        pub subscriber_fpi_start: Option<i64>,
+        pub subscriber_fpi_end: Option<i64>,
+        pub subscriber_rows: Option<i64>,
+        pub decoded_txns: Option<i64>,
+        pub decoded_bytes: Option<i64>,
+        pub spill_txns: Option<i64>,
+        pub spill_bytes: Option<i64>,
+        pub stream_bytes: Option<i64>,
+        pub subscriber_dropped: Option<bool>,
+        pub dropped_at: Option<Ts>,
+        pub note: Option<String>,
+    }
+}
+
 /// A row of a table that belongs to a run (keybench.batches, run_reads, run_nodes, run_shards,
-/// run_standbys, batch_standby_lag, run_replay):
+/// run_standbys, batch_standby_lag, run_replay, run_logical):
 /// exported with its run, imported under the run's new id.
 pub trait OfRun: Serialize + serde::de::DeserializeOwned {
     /// The table, and the order its rows are exported in.
@@ -481,6 +512,7 @@ of_run!(
     "batch, walsender_pid"
 );
 of_run!(RunReplay, "keybench.run_replay", "run_id");
+of_run!(RunLogical, "keybench.run_logical", "run_id");
 
 /// What keybench_export returns and keybench_import reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -515,6 +547,9 @@ pub struct Export {
     /// keybench_replay's timings of a paused standby's replay (0.6.0; as `reads`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_replay: Vec<RunReplay>,
+    /// keybench_replay_logical's subscriber, its apply and decoding (0.9.0; as `reads`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_logical: Vec<RunLogical>,
 }
 
 pub fn is_lsn(s: &str) -> bool {
