@@ -129,7 +129,7 @@ SELECT state, message FROM regress.err($$SELECT * FROM keybench_curve(rows => 10
 -- Its chart: SVG, each kind in its own colour.
 -- Its ratio panel: the random kind's WAL over each other kind's, as the docs quote the ratios.
 SELECT left(c, 5) AS xml, position((SELECT colour FROM keybench_kinds() WHERE kind = 'uuidv4') IN c) > 0 AS uuidv4_colour,
-       position('uuidv4''s WAL per row over each key''s' IN c) > 0 AS ratio_over_uuidv4
+       position('uuidv4&apos;s WAL per row over each key' IN c) > 0 AS ratio_over_uuidv4
 FROM keybench_curve_chart(ARRAY(SELECT run_id FROM keybench.runs WHERE checkpoint_every IS NOT NULL)) c;
 -- The model alone: checkpoints far apart cost a random index few images, close together one a row.
 SELECT round(keybench_curve_model(ARRAY[5000.0], 0, 1000000, 100)::numeric, 2) AS close_together,

@@ -173,3 +173,12 @@ SELECT dblink_disconnect('runner');
 SELECT status, regexp_replace(error, 'run_[0-9]+_', 'run_N_') AS error FROM keybench.runs WHERE run_id = (SELECT max(run_id) FROM keybench.runs);
 SELECT count(*) AS workers_left FROM pg_stat_activity WHERE backend_type = 'keybench run worker';
 DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s', table_name) FROM k); END $$;
+
+-- The caller only reads while the workers load and commit: its transaction takes no transaction
+-- id, however long the run (a logical slot created meanwhile would wait for one); keybench_compare
+-- likewise.
+BEGIN;
+SELECT rows FROM keybench_run('bigint', 1000);
+SELECT count(*) AS compared FROM keybench_compare(ARRAY['uuidv7', 'uuidv4'], 1000, checkpoint_first => false);
+SELECT pg_current_xact_id_if_assigned() IS NULL AS no_xid;
+COMMIT;

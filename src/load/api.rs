@@ -119,7 +119,9 @@ macro_rules! load_function {
             let $f = stringify!($name);
             let mut $r = RunRequest::default();
             $($a)*
-            $b
+            // The workers write and commit; this backend only reads, and takes no transaction
+            // id for the run's length (a logical slot created meanwhile would wait for it).
+            crate::pg::spi::reads_only(|| $b)
         }
     };
 }
@@ -359,7 +361,7 @@ load_function! {
         let place = replay::check(conninfo);
         let dblink = replay::dblink_schema().unwrap_or_else(|e| raise(e));
         let mut out = Vec::with_capacity(params.len());
-        let mut first_per_row: Option<f64> = None;
+        let mut first = FirstKind::default();
         for p in params {
             let s = super::leader::run_paused(p, conninfo, &place, &dblink);
             #[derive(serde::Deserialize, Default)]
@@ -377,9 +379,7 @@ load_function! {
             let (receive_ms, replay_ms, reads, note) =
                 (r.receive_wait_ms, r.replay_ms, r.standby_blocks_read, r.note);
             let per_row = replay_ms.map(|ms| ms * 1000.0 / p.rows as f64);
-            if first_per_row.is_none() {
-                first_per_row = per_row;
-            }
+            let ratio = first.ratio(per_row);
             out.push((
                 s.run_id,
                 p.kind().name().to_string(),
@@ -390,9 +390,7 @@ load_function! {
                 replay_ms.map(|ms| round_to(ms / 1000.0, 3)),
                 per_row.map(|us| round_to(us, 3)),
                 replay_ms.map(|ms| (p.rows as f64 / (ms / 1000.0).max(1e-9)).round() as i64),
-                per_row
-                    .zip(first_per_row)
-                    .map(|(a, b)| round_to(a / b.max(1e-12), 2)),
+                ratio,
                 reads,
                 note,
             ));
@@ -487,7 +485,7 @@ load_function! {
         let (place, same_server) = logical::check(conninfo, &dblink);
         let publisher = publisher.map_or_else(logical::default_publisher, str::to_string);
         let mut out = Vec::with_capacity(params.len());
-        let mut first_per_row: Option<f64> = None;
+        let mut first = FirstKind::default();
         for p in params {
             let s = super::leader::run_logical(
                 p,
@@ -518,9 +516,7 @@ load_function! {
             )
             .unwrap_or_default();
             let per_row = r.apply_us_per_row;
-            if first_per_row.is_none() {
-                first_per_row = per_row;
-            }
+            let ratio = first.ratio(per_row);
             let rows = p.rows as f64;
             out.push((
                 s.run_id,
@@ -532,9 +528,7 @@ load_function! {
                 r.catchup_ms.map(|ms| round_to(ms / 1000.0, 3)),
                 per_row.map(|us| round_to(us, 3)),
                 r.apply_rows_per_sec.map(|r| r.round() as i64),
-                per_row
-                    .zip(first_per_row)
-                    .map(|(a, b)| round_to(a / b.max(1e-12), 2)),
+                ratio,
                 r.max_lag_bytes.map(size_pretty),
                 r.decoded_bytes.map(size_pretty),
                 r.decoded_bytes.map(|b| round_to(b as f64 / rows, 1)),
@@ -546,6 +540,19 @@ load_function! {
         }
         TableIterator::new(out)
         })
+    }
+}
+
+/// The first kind's time per row of keybench_replay's and keybench_replay_logical's loop over
+/// kinds, and each kind's ratio to it (2 decimals; the first kind's 1).
+#[derive(Default)]
+struct FirstKind(Option<f64>);
+
+impl FirstKind {
+    /// `per_row` against the first kind's, which is `per_row` when none came before.
+    fn ratio(&mut self, per_row: Option<f64>) -> Option<f64> {
+        let first = *self.0.get_or_insert(per_row?);
+        Some(round_to(per_row? / first.max(1e-12), 2))
     }
 }
 

@@ -189,10 +189,7 @@ fn start_worker(
 }
 
 fn current_setting(name: &str) -> String {
-    Spi::get_one_with_args::<String>("SELECT current_setting($1)", &[name.into()])
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+    crate::pg::spi::one::<String>("SELECT current_setting($1)", &[name.into()]).unwrap_or_default()
 }
 
 /// Create the segment of workload `W` (its state set up by `init`, then `trailing` zeroed bytes),
