@@ -45,7 +45,7 @@ FROM keybench.run_figures WHERE run_id > (SELECT max(run_id) - 10 FROM keybench.
 \echo 'Every run and its batches stay queryable (keybench.runs, keybench_series(run_id)), for example WAL'
 \echo 'and full-page images per 100,000 rows of the uuidv4 run:'
 SELECT b.batch / 100 AS per_100k, sum(b.rows) AS rows, pg_size_pretty(sum(b.wal_bytes)) AS wal,
-       sum(b.wal_fpi) AS fpi, sum(b.shared_dirtied) AS dirtied, pg_size_pretty(max(b.index_bytes)) AS index_size
+       sum(b.wal_fpi) AS fpi, sum(b.shared_dirtied) AS dirtied, pg_size_pretty(max(b.index_bytes)) AS index_bytes
 FROM keybench.runs r, keybench_series(r.run_id) b
 WHERE r.run_id = (SELECT max(run_id) FROM keybench.runs WHERE kind = 'uuidv4')
 GROUP BY 1 ORDER BY 1;
@@ -68,7 +68,7 @@ FROM unnest(ARRAY['demo_bigint_pkey', 'demo_uuidv4_pkey', 'demo_uuidv7_pkey']::r
 \pset columns 110
 \x on
 SELECT table_name, index_name, key_columns, key_default, key_kind, kind_basis, key_form, insert_order, row_estimate,
-       pg_size_pretty(index_bytes) AS index_size, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,
+       pg_size_pretty(index_bytes) AS index_bytes, round(share_of_shared_buffers::numeric, 3) AS share_of_shared_buffers,
        leaf_pages, avg_leaf_density, leaf_fragmentation, round(bytes_per_key::numeric, 1) AS bytes_per_key,
        projected_rows_at_shared_buffers, finding, verdict
 FROM keybench_audit('public') ORDER BY table_name;
