@@ -100,4 +100,21 @@ psql -c "DROP TABLE keybench.run_${id}_uuidv4" >/dev/null
 # 5. And the next run works.
 id=$(psql -c "SELECT run_id FROM keybench_run('uuidv4', 10000)")
 check "the next run succeeds" "done" "$(psql -c "SELECT status FROM keybench.runs WHERE run_id = ${id:-0}")"
+
+# 6. A DROP EXTENSION queued behind a run (it waits for the caller's lock on the extension), then
+#    the run cancelled: the caller lets its workers close the run before it returns, so the DROP
+#    finds no table of the run left and drops the extension, rather than failing on the run's table.
+start_run "'uuidv4', 5000000, clients => 2"
+wait_for "SELECT count(*) = 1 FROM keybench.progress WHERE rows_done >= 50000" || not_ok "never reached 50000 rows"
+"$PGBIN/psql" -X -At -c "\\set VERBOSITY verbose" -c "DROP EXTENSION keybench" > "$work/drop.out" 2>&1 &
+dropper=$!
+wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE query = 'DROP EXTENSION keybench' AND wait_event_type = 'Lock'" \
+  || not_ok "the DROP EXTENSION never waited for the run"
+cancel_run "with a DROP EXTENSION queued"
+wait "$dropper"
+check "with a DROP EXTENSION queued: the caller gets 57014" t "$(grep -q "ERROR:  57014: canceling statement due to user request" "$work/out" && echo t)"
+check "with a DROP EXTENSION queued: the DROP succeeds once the run is closed" "DROP EXTENSION" "$(cat "$work/drop.out")"
+check "with a DROP EXTENSION queued: nothing of keybench is left, no worker" "0|0|0" \
+  "$(psql -c "SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'keybench'), (SELECT count(*) FROM pg_namespace WHERE nspname = 'keybench'),
+                     (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'keybench run worker')")"
 exit $failed

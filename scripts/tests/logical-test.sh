@@ -8,7 +8,7 @@
 #     subscriber's own WAL, every row on the subscriber, the apply lag per batch (during)
 #   - nothing left behind after a run that ends well, a cancelled run, a run whose subscriber
 #     goes away (keybench_cleanup() then drops its subscription there), and a DROP EXTENSION
-#     that waits for a run
+#     that waits for a run, one that ends well and one that is cancelled
 # Usage: scripts/tests/logical-test.sh [MAJOR]   (prints "ok - ..." / "not ok - ..." lines; exit 1 on failure)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -128,4 +128,19 @@ wait "$drop_pid"; wait
 check "the run ended well, then the extension was dropped" "1|DROP EXTENSION|f" \
   "$(grep -c '|uuidv4|100000|' "$KB_ROOT/target/clusters/logical$v-pub/kb_drop.out")|$(cat "$KB_ROOT/target/clusters/logical$v-pub/drop.out")|$(q "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'keybench')")"
 check "DROP EXTENSION during a run: nothing left on either server" "0|0|0|0" "$(leftovers)"
+
+# The same DROP EXTENSION queued behind a run that is then cancelled: the caller lets the run's last
+# worker drop its subscription, slot, publication and table before it returns (and so before its
+# lock on the extension goes), so the DROP finds nothing of the run and drops the extension.
+q "CREATE EXTENSION keybench" >/dev/null
+long_run kb_drop_cancel
+psql -c "DROP EXTENSION keybench" > "$KB_ROOT/target/clusters/logical$v-pub/drop-cancel.out" 2>&1 &
+drop_pid=$!
+wait_for "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE query = 'DROP EXTENSION keybench' AND wait_event_type = 'Lock')" \
+  || not_ok "the DROP EXTENSION never waited for the cancelled run"
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'kb_drop_cancel'" >/dev/null
+wait "$drop_pid"; wait
+check "a run cancelled with a DROP EXTENSION queued: the DROP succeeds" "DROP EXTENSION|f" \
+  "$(cat "$KB_ROOT/target/clusters/logical$v-pub/drop-cancel.out")|$(q "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'keybench')")"
+check "a run cancelled with a DROP EXTENSION queued: nothing left on either server" "0|0|0|0" "$(leftovers)"
 exit $failed

@@ -163,6 +163,37 @@ fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
     }
 }
 
+/// Whether the next interrupt check raises a cancel (pg_cancel_backend, statement_timeout): a
+/// cancel is pending and not held off.
+fn cancel_pending() -> bool {
+    // SAFETY: reading this backend's interrupt flags, which only its own signal handlers set.
+    unsafe {
+        pg_sys::QueryCancelPending != 0
+            && pg_sys::InterruptHoldoffCount == 0
+            && pg_sys::QueryCancelHoldoffCount == 0
+            && pg_sys::CritSectionCount == 0
+    }
+}
+
+/// [`wait_for_exit`] while a cancel is pending, for at most 10 s (a cancelled run closes in
+/// about a second; a worker blocked on another session's lock should not hold the cancel
+/// longer): the cancel is left for the caller to raise afterwards, so this wait does not check
+/// for it; a termination (pg_terminate_backend) ends it at once.
+fn wait_for_exit_uninterrupted(workers: &[DynamicBackgroundWorker]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while workers
+        .iter()
+        .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+        && std::time::Instant::now() < deadline
+    {
+        // SAFETY: reading this backend's own flag.
+        if unsafe { pg_sys::ProcDiePending } != 0 {
+            return;
+        }
+        wait_on_latch(10);
+    }
+}
+
 /// Start one worker of the run in segment `handle`: client `i`, or the janitor.
 fn start_worker(
     function: &str,
@@ -334,6 +365,18 @@ pub fn drive<W: Work, R>(
             sampler.sample(&workers, &shared.waits);
         }
         wait_on_latch(sampler.wait_ms());
+        if cancel_pending() {
+            // A cancel or a statement_timeout is about to end this call: stop the workers and
+            // let them close the run (its table dropped) before the error ends this transaction
+            // and its lock on the extension, so that a DROP EXTENSION queued behind the run finds
+            // nothing of it left.
+            shared.leader_gone.store(1, Ordering::Release);
+            shared.cancel_clients();
+            wait_for_exit_uninterrupted(&workers);
+            if let Some(j) = &janitor {
+                wait_for_exit_uninterrupted(std::slice::from_ref(j));
+            }
+        }
         pgrx::check_for_interrupts!();
         let elapsed = started.elapsed().as_secs_f64();
         if interval > 0.0 && elapsed >= next_notice {
