@@ -180,9 +180,9 @@ doc.para(f"Conditions of every run unless a section says otherwise: fsync {fsync
          f"(random, {h.thousands(c['users_c']) if (c.get('users_c') or '').isdigit() else c.get('users_c')} users unless a section says otherwise) and created_at (ordered).")
 doc.para("How long each phase took here:")
 doc.query(db.show("curve/timings"))
-doc.para("A timing's name is its phase's, with what it ran: `sweep-a-100` is the shape a sweep's runs at R = 100, `scale-a-N` the scale phase's at R = N,",
+doc.para("A timing's name is its phase's, with what it ran: `sweep-a-N` and `sweep-c-N` are a sweep's runs at R = N, `scale-a-N` the scale phase's,",
          "`maxwal-SIZE-a` and `-c` the max_wal_size phase's shapes, `users-N` the user_id spread's runs at N users, `lz4-N` the lz4 runs at R = N,",
-         "`single-single` and `single-insert` the method phase's two loads; the queries below select the runs by phase (`sweep-a`, `scale`, `maxwal-64MB`, `users`, `method-single`, ...).")
+         "`single-single` and `single-insert` the method phase's two loads; the queries below select the runs by phase (`sweep-a`, `scale`, `users`, `method-single`, ...).")
 
 if has("sweep-a"):
     doc.h2("Shape a: the primary key is the only index")
