@@ -446,10 +446,9 @@ load_function! {
         name!(note, Option<String>),
     ) |f, req| {
         use crate::replicas::logical::{self, Apply, LogicalError, MAX_CONNINFO};
-        // No transaction id in this backend from here on: the slot a worker creates waits for
-        // every transaction that has one (crate::pg::spi::reads_only).
+        // No transaction id in this backend (load_function! runs the body under
+        // crate::pg::spi::reads_only): the slot a worker creates waits for every transaction that has one.
         logical::check_no_xid();
-        crate::pg::spi::reads_only(|| {
         let conninfo = required(f, "subscriber", subscriber);
         let kinds = kinds_of(f, kinds);
         let mode_text = required(f, "apply", apply);
@@ -539,7 +538,6 @@ load_function! {
             ));
         }
         TableIterator::new(out)
-        })
     }
 }
 

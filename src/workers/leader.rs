@@ -149,17 +149,24 @@ pub fn hold_extension() {
 }
 
 /// Wait until every worker of the run has exited, so that none is left behind when keybench_run
-/// returns and their slots are free for the next run (at most 30 s: they exit right after the
-/// run is closed).
-fn wait_for_exit(workers: &[DynamicBackgroundWorker]) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+/// returns and their slots are free for the next run (at most `seconds`: they exit right after
+/// the run is closed). `interruptible`: a cancel raises here; otherwise (a cancel already
+/// pending, which the caller raises afterwards) only a termination ends the wait early.
+fn wait_for_exit(workers: &[DynamicBackgroundWorker], seconds: u64, interruptible: bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
     while workers
         .iter()
         .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
         && std::time::Instant::now() < deadline
     {
+        // SAFETY: reading this backend's own flag.
+        if !interruptible && unsafe { pg_sys::ProcDiePending } != 0 {
+            return;
+        }
         wait_on_latch(10);
-        pgrx::check_for_interrupts!();
+        if interruptible {
+            pgrx::check_for_interrupts!();
+        }
     }
 }
 
@@ -172,25 +179,6 @@ fn cancel_pending() -> bool {
             && pg_sys::InterruptHoldoffCount == 0
             && pg_sys::QueryCancelHoldoffCount == 0
             && pg_sys::CritSectionCount == 0
-    }
-}
-
-/// [`wait_for_exit`] while a cancel is pending, for at most 10 s (a cancelled run closes in
-/// about a second; a worker blocked on another session's lock should not hold the cancel
-/// longer): the cancel is left for the caller to raise afterwards, so this wait does not check
-/// for it; a termination (pg_terminate_backend) ends it at once.
-fn wait_for_exit_uninterrupted(workers: &[DynamicBackgroundWorker]) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while workers
-        .iter()
-        .any(|w| !matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
-        && std::time::Instant::now() < deadline
-    {
-        // SAFETY: reading this backend's own flag.
-        if unsafe { pg_sys::ProcDiePending } != 0 {
-            return;
-        }
-        wait_on_latch(10);
     }
 }
 
@@ -372,9 +360,11 @@ pub fn drive<W: Work, R>(
             // nothing of it left.
             shared.leader_gone.store(1, Ordering::Release);
             shared.cancel_clients();
-            wait_for_exit_uninterrupted(&workers);
+            // At most 10 s: a cancelled run closes in about a second, and a worker blocked on
+            // another session's lock should not hold the cancel longer.
+            wait_for_exit(&workers, 10, false);
             if let Some(j) = &janitor {
-                wait_for_exit_uninterrupted(std::slice::from_ref(j));
+                wait_for_exit(std::slice::from_ref(j), 10, false);
             }
         }
         pgrx::check_for_interrupts!();
@@ -384,9 +374,9 @@ pub fn drive<W: Work, R>(
             next_notice += interval;
         }
     }
-    wait_for_exit(&workers);
+    wait_for_exit(&workers, 30, true);
     if let Some(j) = &janitor {
-        wait_for_exit(std::slice::from_ref(j));
+        wait_for_exit(std::slice::from_ref(j), 30, true);
     }
     if shared.finished.load(Ordering::Acquire) != FINISHED_OK {
         let msg = shared.error();
