@@ -39,6 +39,14 @@
 # first. Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything
 # failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
+#        scripts/test.sh --only NAME [MAJOR]          (one test on one major, default 18)
+#   --regress-only  only the SQL regression schedules (step 3), on the majors named
+#   --only NAME     one test, reusing the build: NAME is a regression file (pg_test/sql/NAME.sql, run
+#                   after setup.sql in a fresh cluster with keybench preloaded), an isolation spec
+#                   (pg_test/isolation/specs/NAME.spec), a script (scripts/tests/NAME.sh, or
+#                   NAME-test.sh), `core` (the core crate's unit tests), `schema` (the update script
+#                   against a fresh install, scripts/tests/schema-check.sh) or the name (or part of
+#                   the name) of #[pg_test]s (cargo pgrx test pgMAJOR NAME)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 suite_start=$SECONDS
@@ -47,9 +55,19 @@ bash scripts/setup.sh || exit 1
 . scripts/lib/common.sh
 trap 'cluster_stop_all; kill $(jobs -p) 2>/dev/null' EXIT
 
-pgrx_tests=1
-if [ "${1:-}" = --regress-only ]; then pgrx_tests=0; shift; fi
+pgrx_tests=1 regress_only=0 only=
+case "${1:-}" in
+  --regress-only) pgrx_tests=0; regress_only=1; shift ;;
+  --only) only=${2:-}; [ -n "$only" ] || { echo "usage: scripts/test.sh --only NAME [MAJOR]" >&2; exit 2; }; shift 2 ;;
+esac
 versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 17 16 15 14)
+if [ -n "$only" ] && [ ${#versions[@]} -gt 1 ]; then
+  if [ $# -gt 1 ]; then echo "scripts/test.sh --only runs on one major, not ${versions[*]}" >&2; exit 2; fi
+  versions=(18)
+fi
+for v in "${versions[@]}"; do
+  pg_full_version "$v" >/dev/null 2>&1 || { echo "scripts/test.sh: no PostgreSQL major $v (${PG_MAJORS[*]})" >&2; exit 2; }
+done
 passed=0; failed=0; skipped=0; failures=(); packages=()
 mkdir -p target/logs
 # Each step's time, "SECONDS<TAB>STEP", one file per lane (the lanes run as subshells).
@@ -74,8 +92,10 @@ timed() {
 # pg_regress's "test x ... ok"), show its output and add its counts (count_step); WHAT is a failure
 # if any line failed or none passed.
 run_step() {
-  local log=$1 what=$2; shift 2
-  timed "$what" "$@" > "$log" 2>&1
+  local log=$1 what=$2 rc=0; shift 2
+  timed "$what" "$@" > "$log" 2>&1 || rc=$?
+  # A script that exits non-zero fails, whatever lines it printed before.
+  [ $rc = 0 ] || grep -qE '^not ok |\.\.\. FAILED' "$log" || echo "not ok - $what: exited $rc" >> "$log"
   count_step "$log" "$what"
 }
 count_step() { # count_step LOG WHAT: show LOG and add its counts
@@ -94,14 +114,26 @@ run_suite() {
   cluster_start "$name" "$v" "$port" "$@" || { failed=$((failed + 1)); failures+=("pg$v $schedule cluster"); return; }
   rm -rf "$out"; mkdir -p "$out"
   "$PGBIN/createdb" keybench_regress
+  # --only: the state the schedule's earlier files leave that every later one assumes (keybench
+  # created, by readme.sql in the schedule).
+  [ -z "${KB_REGRESS_PRE_SQL:-}" ] || "$PGBIN/psql" -X -q -d keybench_regress -c "$KB_REGRESS_PRE_SQL" >/dev/null
+  local tests rc=0
+  if [ -n "${KB_REGRESS_TESTS:-}" ]; then tests=$KB_REGRESS_TESTS; else tests=$(sed -n 's/^test: //p' "pg_test/schedule_$schedule"); fi
+  # shellcheck disable=SC2086 # the tests' names, one word each
   "$regress" --use-existing --bindir="$PGBIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
-    --dbname=keybench_regress --inputdir=pg_test --outputdir="$out" \
-    $(sed -n 's/^test: //p' "pg_test/schedule_$schedule") >"$out/pg_regress.log" 2>&1
+    --dbname=keybench_regress --inputdir=pg_test --outputdir="$out" $tests >"$out/pg_regress.log" 2>&1 || rc=$?
   grep -E '^(ok|not ok|test) ' "$out/pg_regress.log" || true
   # pg_regress 15 prints "test x ... ok", 16 and later "ok 1 - x"
   p=$(grep -cE '^ok |\.\.\. ok' "$out/pg_regress.log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "$out/pg_regress.log")
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$f" -gt 0 ]; then failures+=("pg$v $schedule regression: $out/regression.diffs"); head -60 "$out/regression.diffs"; fi
+  # pg_regress's own word counts too: a schedule that stops before its first test, or that passes
+  # fewer tests than it names, fails however its lines read.
+  local want; want=$(wc -w <<< "$tests")
+  if [ "$f" -eq 0 ] && { [ "$rc" -ne 0 ] || [ "$p" -ne "$want" ]; }; then
+    failed=$((failed + 1)); failures+=("pg$v $schedule regression: pg_regress exited $rc with $p of $want tests passed ($out/pg_regress.log)")
+    tail -20 "$out/pg_regress.log"
+  fi
   cluster_stop "$name" "$v"
   printf '%s\t%s\n' "$((SECONDS - t0))" "pg$v schedule_$schedule" >> "$times"
 }
@@ -134,6 +166,7 @@ major() {
   run_suite "$v" preload "$(port_for regress "$v" 0)" "shared_preload_libraries=keybench" "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" no_preload "$(port_for regress "$v" 1)" "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" small_cache "$(port_for regress "$v" 2)" "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
+  [ $regress_only = 0 ] || return 0
   echo "-- scripts/tests/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
   run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/tests/isolation.sh "$v"
   echo "-- scripts/tests/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
@@ -178,6 +211,73 @@ lane() {
   )
 }
 
+# --only NAME [MAJOR]: one test, on one major, with the build of the lane that builds that major in
+# the whole suite (reused: cargo rebuilds only what changed), then the summary line.
+if [ -n "$only" ]; then
+  v=${versions[0]}
+  case $v in 18|16|14) export CARGO_TARGET_DIR=$KB_ROOT/target/lane-a ;; *) export CARGO_TARGET_DIR=$KB_ROOT/target/lane-b ;; esac
+  install_only() {
+    timed "pg$v cargo pgrx install" cargo pgrx install --pg-config "$(pg_config_for "$v")" >"target/logs/install-pg$v.log" 2>&1 \
+      || { tail -20 "target/logs/install-pg$v.log"; echo "0 passed, 1 failed"; exit 1; }
+  }
+  script=
+  for f in "scripts/tests/$only" "scripts/tests/$only.sh" "scripts/tests/$only-test.sh" "scripts/tests/$only.py"; do
+    [ -f "$f" ] && { script=$f; break; }
+  done
+  schedule=$(grep -lx "test: $only" pg_test/schedule_* 2>/dev/null | head -1)
+  if [ "$only" = core ]; then
+    echo "== cargo test -p keybench-core"
+    timed "cargo test -p keybench-core" cargo test -p keybench-core >target/logs/core-test.log 2>&1
+    grep -E '^test .*FAILED|^test result:|^error' target/logs/core-test.log
+    grep -qE '^test result:' target/logs/core-test.log || failed=$((failed + 1))
+    count_cargo target/logs/core-test.log
+  elif [ -n "$schedule" ]; then
+    install_only
+    regress="$("$(pg_config_for "$v")" --pkglibdir)/pgxs/src/test/regress/pg_regress"
+    schedule=${schedule#pg_test/schedule_}
+    tests="setup $only"; [ "$only" = setup ] && tests=setup
+    case $schedule in
+      preload) set -- "shared_preload_libraries=keybench" ;;
+      no_preload) set -- ;;
+      small_cache) set -- "shared_preload_libraries=keybench" "shared_buffers=16MB" ;;
+    esac
+    i=0; for x in preload no_preload small_cache; do [ "$x" = "$schedule" ] && break; i=$((i + 1)); done
+    pre="CREATE EXTENSION keybench"
+    case $only in setup|readme) pre= ;; esac
+    KB_REGRESS_PRE_SQL=$pre KB_REGRESS_TESTS=$tests run_suite "$v" "$schedule" "$(port_for regress "$v" "$i")" "$@" "fsync=off" "keybench.progress_interval=0"
+  elif [ -f "pg_test/isolation/specs/$only.spec" ]; then
+    install_only
+    run_step "target/logs/isolation-pg$v.log" "pg$v isolation $only" bash scripts/tests/isolation.sh "$v" "$only"
+  elif [ -n "$script" ]; then
+    case $(basename "$script") in
+      *.py) run_step "target/logs/only.log" "$script" python3 "$script" ;;
+      ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh)
+        run_step "target/logs/only.log" "$script" bash "$script" ;;
+      fuzz.sh) install_only; run_step "target/logs/only.log" "pg$v $script" bash "$script" 2000 "$v" ;;
+      *) install_only; run_step "target/logs/only.log" "pg$v $script" bash "$script" "$v" ;;
+    esac
+  else
+    echo "== cargo pgrx test pg$v $only"
+    log=target/logs/pgrx-test-pg$v.log
+    rm -rf "target/pgrx-test-data-$v"; mkdir -p "target/pgrx-test-data-$v"; chown postgres "target/pgrx-test-data-$v"
+    timed "pg$v cargo pgrx test $only" cargo pgrx test "pg$v" "$only" --runas postgres --pgdata "$KB_ROOT/target/pgrx-test-data-$v" >"$log" 2>&1
+    grep -E '^test .*(ok|FAILED)$|^test result:|^error' "$log"
+    count_cargo "$log"
+    # A name that matches no test, regression file, spec or script runs nothing: that is a failure.
+    if [ "$passed" -eq 0 ]; then
+      failed=$((failed + 1))
+      echo "no test named $only: not a regression file (pg_test/sql), an isolation spec, a script of scripts/tests, core, nor a #[pg_test] ($log)"
+    fi
+  fi
+  echo
+  cat "$times" | sort -rn | awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }'
+  for f in "${failures[@]}"; do echo "FAILED: $f"; done
+  echo "$passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ] && [ ${#failures[@]} -eq 0 ]
+  exit
+fi
+
+if [ $regress_only = 0 ]; then
 echo "== cargo test -p keybench-core: the core's unit tests (no PostgreSQL)"
 if timed "cargo test -p keybench-core" cargo test -p keybench-core >target/logs/core-test.log 2>&1; then
   grep -E '^test result:' target/logs/core-test.log
@@ -221,6 +321,7 @@ else
 fi
 echo "== scripts/tests/released-check.sh: the released upgrade scripts are as they were released"
 run_step target/logs/released-check.log "released upgrade scripts" bash scripts/tests/released-check.sh
+fi
 
 # Two lanes: the majors alternate between them, the newest first.
 lane_a=(); lane_b=(); i=0
@@ -247,6 +348,8 @@ done
 
 # lane_target MAJOR: the target directory of the lane that built MAJOR (its builds are reused).
 lane_target() { if [[ " ${lane_b[*]} " == *" $1 "* ]]; then echo "$KB_ROOT/target/lane-b"; else echo "$KB_ROOT/target/lane-a"; fi; }
+# Steps 5 to 7, and the transcript and README checks: not with --regress-only.
+if [ $regress_only = 0 ]; then
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/tests/lifecycle-test.sh 18: update from 0.1.0, pg_dump and pg_restore"
   CARGO_TARGET_DIR=$(lane_target 18) run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
@@ -287,6 +390,7 @@ fi
 
 echo "== scripts/tests/version-check.sh: one version in every file and in the packages this run made"
 run_step target/logs/version-check.log "one version" bash scripts/tests/version-check.sh "${packages[@]}"
+fi
 
 echo
 echo "== the steps' times (seconds), the slowest first; the lanes ran side by side"
