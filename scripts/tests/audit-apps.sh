@@ -97,7 +97,9 @@ driver() {
     local tables filled
     tables=$(psql -d "$db" -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
     filled=$(grep -c '^rows .* [1-9][0-9]*$' "$logs/$db.log")
-    ok "$db: $what ($tables tables, $filled of them filled)"
+    # An application that exits 0 having written no row has not been exercised.
+    if [ "$filled" -gt 0 ]; then ok "$db: $what ($tables tables, $filled of them filled)"
+    else not_ok "$db: $what exited 0 but filled none of its $tables tables"; fi
   else
     not_ok "$db: $what ($(grep -v '^rows ' "$logs/$db.log" | tail -3 | tr '\n' ' '))"
   fi

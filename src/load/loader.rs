@@ -442,7 +442,11 @@ fn record_transactions(h: &Header, run_id: i64) {
                 .into_owned()
         })
     };
+    // One reading of the counts, and the total from it: the leader may still be sampling the
+    // other clients while this one records, so a separate read of `samples` could count more.
     let mut seen = h.waits.seen();
+    let overflow = h.waits.overflow.load(Ordering::Acquire);
+    let samples = seen.iter().map(|w| w.2).sum::<u64>() + overflow;
     seen.sort_by_key(|w| std::cmp::Reverse(w.2));
     let events: Vec<serde_json::Value> = seen
         .into_iter()
@@ -461,7 +465,6 @@ fn record_transactions(h: &Header, run_id: i64) {
             serde_json::json!({"type": kind, "event": event, "relation": relation, "samples": samples})
         })
         .collect();
-    let overflow = h.waits.overflow.load(Ordering::Acquire);
     spi_run(
         "UPDATE keybench.runs SET (serialization_failures, deadlocks) =
                 (SELECT sum(serialization_failures)::bigint, sum(deadlocks)::bigint FROM keybench.batches WHERE run_id = $1),
@@ -469,7 +472,7 @@ fn record_transactions(h: &Header, run_id: i64) {
          WHERE run_id = $1",
         &[
             run_id.into(),
-            (h.waits.samples.load(Ordering::Acquire) as i64).into(),
+            (samples as i64).into(),
             pgrx::JsonB(serde_json::json!({"events": events, "others": overflow})).into(),
         ],
     );

@@ -151,8 +151,6 @@ pub const WAIT_KINDS: usize = 64;
 pub struct WaitSamples {
     /// The workers sampled (0: none; set before they start).
     pub clients: AtomicU32,
-    /// Samples taken: one per worker per tick.
-    pub samples: AtomicU64,
     /// Distinct waits seen so far, each `wait_event_info << 32 | relation oid` (0, 0: not
     /// waiting), with its count.
     pub used: AtomicU32,
@@ -164,10 +162,10 @@ pub struct WaitSamples {
 impl WaitSamples {
     pub const EVERY_MS: i64 = 10;
 
-    /// One sample of wait `info` on relation `relation` (the leader's, alone).
+    /// One sample of wait `info` on relation `relation` (the leader's, alone); the samples taken
+    /// are the counts' sum and `overflow`.
     pub fn add(&self, info: u32, relation: u32) {
         let key = (info as u64) << 32 | relation as u64;
-        self.samples.fetch_add(1, Ordering::AcqRel);
         let used = self.used.load(Ordering::Acquire) as usize;
         if let Some(i) = (0..used).find(|&i| self.keys[i].load(Ordering::Acquire) == key) {
             self.counts[i].fetch_add(1, Ordering::AcqRel);
