@@ -1164,6 +1164,37 @@ STRICT VOLATILE PARALLEL SAFE
 LANGUAGE c
 AS 'MODULE_PATHNAME', 'keybench_density_parts_wrapper';
 
+-- keybench_density(index, sample_pages): the same figures read from a sample of blocks, with their
+-- error.
+CREATE  FUNCTION "keybench_density"(
+	"index" regclass,
+	"sample_pages" INT
+) RETURNS TABLE (
+	"version" INT,
+	"tree_level" INT,
+	"index_size" bigint,
+	"root_block_no" bigint,
+	"internal_pages" bigint,
+	"leaf_pages" bigint,
+	"empty_pages" bigint,
+	"deleted_pages" bigint,
+	"avg_leaf_density" double precision,
+	"leaf_fragmentation" double precision,
+	"pages_per_level" bigint[],
+	"leaves_out_of_order" bigint,
+	"leaves_not_adjacent" bigint,
+	"leaf_tuples" bigint,
+	"avg_tuples_per_leaf" double precision,
+	"bytes_per_key" double precision,
+	"pages_read" bigint,
+	"leaves_read" bigint,
+	"avg_leaf_density_error" double precision,
+	"leaf_fragmentation_error" double precision
+)
+STRICT VOLATILE PARALLEL SAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'keybench_density_sampled_wrapper';
+
 -- Logical replication (keybench_replay_logical): keybench.run_logical, the view
 -- keybench.run_logical_figures, the function (not executable by PUBLIC), and keybench_cleanup
 -- (above) dropping what a run left behind.

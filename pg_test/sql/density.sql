@@ -33,6 +33,37 @@ SELECT 'random uuid', tree_level, avg_leaf_density BETWEEN 60 AND 80, leaf_fragm
        cardinality(pages_per_level) = tree_level + 1, bytes_per_key = round((index_size::float8 / 200000)::numeric, 2)::float8
 FROM keybench_density('random_keys_pkey');
 
+-- keybench_density(index, sample_pages): a sample that covers the index is the exact reading,
+-- with no error.
+SELECT (s.version, s.tree_level, s.index_size, s.root_block_no, s.internal_pages, s.leaf_pages,
+        s.empty_pages, s.deleted_pages, s.avg_leaf_density, s.leaf_fragmentation, s.pages_per_level,
+        s.leaves_out_of_order, s.leaves_not_adjacent, s.leaf_tuples, s.avg_tuples_per_leaf, s.bytes_per_key)
+       IS NOT DISTINCT FROM
+       (k.version, k.tree_level, k.index_size, k.root_block_no, k.internal_pages, k.leaf_pages,
+        k.empty_pages, k.deleted_pages, k.avg_leaf_density, k.leaf_fragmentation, k.pages_per_level,
+        k.leaves_out_of_order, k.leaves_not_adjacent, k.leaf_tuples, k.avg_tuples_per_leaf, k.bytes_per_key)
+         AS whole_sample_is_exact,
+       s.pages_read = pg_relation_size('random_keys_pkey') / current_setting('block_size')::int AS read_every_block,
+       s.leaves_read = k.leaf_pages AS every_leaf,
+       (s.avg_leaf_density_error, s.leaf_fragmentation_error) = (0, 0) AS no_error
+FROM keybench_density('random_keys_pkey', 1000000) s, keybench_density('random_keys_pkey') k;
+-- A sample of 100 blocks reads 101 (the metapage too). Sequential keys' leaves are all 90% full
+-- but the rightmost, and none lies before its left sibling, whichever blocks are drawn.
+SELECT pages_read, leaves_read BETWEEN 95 AND 100 AS mostly_leaves, avg_leaf_density >= 85 AS about_90,
+       leaf_fragmentation = 0 AS in_order, avg_leaf_density_error < 5 AS density_error_small,
+       leaf_fragmentation_error > 0 AS fragmentation_has_an_error,
+       index_size = pg_relation_size('seq_keys_pkey') AS size_exact,
+       leaf_pages BETWEEN 0.9 * (pg_relation_size('seq_keys_pkey') / current_setting('block_size')::int) AND pg_relation_size('seq_keys_pkey') / current_setting('block_size')::int
+         AS leaves_scaled
+FROM keybench_density('seq_keys_pkey', 100);
+-- A random key's leaves: between half full (just split) and full, with an error of a few points.
+SELECT pages_read, avg_leaf_density BETWEEN 45 AND 100 AS plausible, avg_leaf_density_error BETWEEN 0.1 AND 10 AS error_of_points
+FROM keybench_density('random_keys_pkey', 200);
+\x on
+SELECT * FROM regress.err($$SELECT * FROM keybench_density('random_keys_pkey', 0)$$);
+\x off
+SELECT count(*) AS rows_for_null_sample FROM keybench_density('random_keys_pkey', NULL);
+
 -- After deleting a contiguous range and VACUUM: deleted pages, still equal to pgstatindex.
 DELETE FROM seq_keys WHERE id BETWEEN 20000 AND 120000;
 VACUUM seq_keys;

@@ -5,7 +5,7 @@
 //! reads the index through shared buffers with a bulk-read ring, one share-locked page at a time.
 
 pub use keybench_core::inspect::density::*;
-pub use sql::{scan, scan_parts, Regclass};
+pub use sql::{scan, scan_parts, scan_sampled, Regclass};
 
 /// The SQL function.
 mod sql {
@@ -456,6 +456,58 @@ mod sql {
         (d, p.expect("the parts asked for are returned"))
     }
 
+    /// A sample of the index: the metapage and `sample_pages` blocks drawn at random (every block
+    /// when the index has no more), each read through a bulk-read ring and share-locked while it
+    /// is parsed, honouring interrupts between pages. The whole index's figures estimated from
+    /// them, with their error ([`finish_sampled`]).
+    pub fn scan_sampled(index: pg_sys::Oid, sample_pages: u32) -> (Density, SampleError) {
+        let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+        let rel = open_checked(index, lock);
+        let name = rel_name(index);
+        let nblocks = check_scannable(rel, &name);
+        // SAFETY: a palloc'd ring of buffers for bulk reads, freed below.
+        let strategy =
+            unsafe { pg_sys::GetAccessStrategy(pg_sys::BufferAccessStrategyType::BAS_BULKREAD) };
+        let meta = read_metapage(rel, strategy)
+            .unwrap_or_else(|magic| raise(DensityError::BadMeta(name.clone(), magic)));
+        let blocks = crate::generators::rng::with_rng(|rng| {
+            sample_blocks(rng, nblocks, sample_pages.max(1))
+        });
+        let mut totals = Totals {
+            exact_free_space: pg_sys::PG_VERSION_NUM >= 180000,
+            ..Totals::default()
+        };
+        for &blkno in &blocks {
+            pgrx::check_for_interrupts!();
+            // SAFETY: `blkno` is below the size read under the lock; the buffer is pinned by
+            // ReadBufferExtended and share-locked while its page is parsed, then released.
+            unsafe {
+                let buf = pg_sys::ReadBufferExtended(
+                    rel,
+                    pg_sys::ForkNumber::MAIN_FORKNUM,
+                    blkno,
+                    pg_sys::ReadBufferMode::RBM_NORMAL,
+                    strategy,
+                );
+                pg_sys::LockBuffer(buf, pg_sys::BUFFER_LOCK_SHARE as i32);
+                totals.add_page(blkno, page_of(buf));
+                pg_sys::UnlockReleaseBuffer(buf);
+            }
+        }
+        // SAFETY: nothing refers to the ring or the relation after this.
+        unsafe {
+            pg_sys::FreeAccessStrategy(strategy);
+            pg_sys::relation_close(rel, lock);
+        }
+        finish_sampled(
+            meta,
+            &totals,
+            nblocks,
+            blocks.len() as u32,
+            pg_sys::BLCKSZ as usize,
+        )
+    }
+
     fn scan_with(index: pg_sys::Oid, parts: Option<Parts>) -> (Density, Option<Parts>) {
         let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
         let rel = open_checked(index, lock);
@@ -595,6 +647,74 @@ mod sql {
             d.leaf_tuples,
             d.avg_tuples_per_leaf,
             d.bytes_per_key,
+        ))
+    }
+
+    /// keybench_density read from a sample: the metapage and `sample_pages` blocks drawn at
+    /// random, whatever the index's size. The same columns, the counts scaled from the sample to
+    /// the index, and four more: the pages read, the live leaves among them, and the half-width of
+    /// a 95% confidence interval of avg_leaf_density and of leaf_fragmentation, in points (0 when
+    /// the sample covers the index, which then gives keybench_density's exact figures).
+    #[allow(clippy::type_complexity)] // pgrx reads the column names from this signature
+    #[pg_extern(volatile, strict, parallel_safe, name = "keybench_density")]
+    fn keybench_density_sampled(
+        index: Regclass,
+        sample_pages: i32,
+    ) -> TableIterator<
+        'static,
+        (
+            name!(version, i32),
+            name!(tree_level, i32),
+            name!(index_size, i64),
+            name!(root_block_no, i64),
+            name!(internal_pages, i64),
+            name!(leaf_pages, i64),
+            name!(empty_pages, i64),
+            name!(deleted_pages, i64),
+            name!(avg_leaf_density, f64),
+            name!(leaf_fragmentation, f64),
+            name!(pages_per_level, Vec<i64>),
+            name!(leaves_out_of_order, i64),
+            name!(leaves_not_adjacent, i64),
+            name!(leaf_tuples, i64),
+            name!(avg_tuples_per_leaf, Option<f64>),
+            name!(bytes_per_key, Option<f64>),
+            name!(pages_read, i64),
+            name!(leaves_read, i64),
+            name!(avg_leaf_density_error, f64),
+            name!(leaf_fragmentation_error, f64),
+        ),
+    > {
+        if sample_pages < 1 {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("keybench_density: sample_pages must be at least 1, not {sample_pages}"),
+                "Give the number of index blocks to read, for example 2000; call keybench_density(index) to read them all."
+            );
+        }
+        let (d, e) = scan_sampled(index.0, sample_pages as u32);
+        TableIterator::once((
+            d.version,
+            d.tree_level,
+            d.index_size,
+            d.root_block_no,
+            d.internal_pages,
+            d.leaf_pages,
+            d.empty_pages,
+            d.deleted_pages,
+            d.avg_leaf_density,
+            d.leaf_fragmentation,
+            d.pages_per_level,
+            d.leaves_out_of_order,
+            d.leaves_not_adjacent,
+            d.leaf_tuples,
+            d.avg_tuples_per_leaf,
+            d.bytes_per_key,
+            e.pages_read,
+            e.leaves_read,
+            e.density_error,
+            e.fragmentation_error,
         ))
     }
 }

@@ -227,6 +227,9 @@ pub struct Totals {
     pub leaf_tuples: i64,
     /// Live pages per tree level, level 0 (the leaves) first.
     pub pages_per_level: Vec<i64>,
+    /// The sum over leaves of the square of each leaf's fill (0 to 1): with `free_space` and
+    /// `max_avail`, the spread of leaf fill a sample's error is estimated from.
+    pub fill_squares: f64,
     /// The leaves split by key range, when asked for ([`Totals::add_page`]).
     pub parts: Option<Parts>,
 }
@@ -279,7 +282,12 @@ impl Totals {
         if p.is_leaf() {
             self.leaf_pages += 1;
             self.max_avail += p.max_avail();
-            self.free_space += p.density_free_space(self.exact_free_space);
+            let free = p.density_free_space(self.exact_free_space);
+            self.free_space += free;
+            if p.max_avail() > 0 {
+                let fill = 1.0 - free as f64 / p.max_avail() as f64;
+                self.fill_squares += fill * fill;
+            }
             self.leaf_tuples += p.tuples() as i64;
             if p.next != P_NONE {
                 if p.next < blkno {
@@ -314,6 +322,116 @@ pub struct Density {
     pub leaf_tuples: i64,
     pub avg_tuples_per_leaf: Option<f64>,
     pub bytes_per_key: Option<f64>,
+}
+
+/// What a sampled reading adds to [`Density`]: how much it read and how far its two ratios may
+/// be from the whole index's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleError {
+    /// Blocks read, the metapage included.
+    pub pages_read: i64,
+    /// Leaves among them (live ones, which the two ratios rest on).
+    pub leaves_read: i64,
+    /// Half the width of a 95% confidence interval of avg_leaf_density, in percentage points.
+    pub density_error: f64,
+    /// The same for leaf_fragmentation.
+    pub fragmentation_error: f64,
+}
+
+/// The blocks to read of an index of `nblocks` blocks for a sample of `sample_pages` (at least
+/// 1): that many distinct blocks drawn at random from 1..nblocks (the metapage is read apart), in
+/// block order; every block when the sample would cover the index.
+pub fn sample_blocks<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    nblocks: u32,
+    sample_pages: u32,
+) -> Vec<u32> {
+    let pages = nblocks.saturating_sub(1);
+    if sample_pages >= pages {
+        return (1..nblocks).collect();
+    }
+    let mut blocks: Vec<u32> = rand::seq::index::sample(rng, pages as usize, sample_pages as usize)
+        .into_iter()
+        .map(|i| i as u32 + 1)
+        .collect();
+    blocks.sort_unstable();
+    blocks
+}
+
+/// The figures of a whole index of `nblocks` blocks estimated from `t`, the totals over `read`
+/// blocks drawn at random from its `nblocks - 1` non-meta blocks (every block: the exact
+/// figures, errors 0).
+///
+/// Counts of pages, leaves and tuples are the sample's scaled to the index. avg_leaf_density is
+/// the sampled leaves' (a ratio estimate: every B-tree page has the same room), with the error of
+/// a mean of their fills; leaf_fragmentation is the share of sampled leaves whose right sibling
+/// lies on an earlier block, with the error of a proportion (the rule of three where none or all
+/// are). Both shrink by the finite-population correction, so a sample that covers the index
+/// has no error.
+pub fn finish_sampled(
+    meta: Meta,
+    t: &Totals,
+    nblocks: u32,
+    read: u32,
+    block_size: usize,
+) -> (Density, SampleError) {
+    let population = nblocks.saturating_sub(1).max(1) as f64;
+    let read_f = (read.max(1)) as f64;
+    let scale = population / read_f;
+    let scaled = |n: i64| (n as f64 * scale).round() as i64;
+    let mut d = finish(meta, t, block_size);
+    let whole = read as f64 >= population;
+    d.index_size = nblocks as i64 * block_size as i64;
+    if !whole {
+        d.internal_pages = scaled(t.internal_pages);
+        d.leaf_pages = scaled(t.leaf_pages);
+        d.empty_pages = scaled(t.empty_pages);
+        d.deleted_pages = scaled(t.deleted_pages);
+        d.pages_per_level = t.pages_per_level.iter().map(|n| scaled(*n)).collect();
+        d.leaves_out_of_order = scaled(t.fragments);
+        d.leaves_not_adjacent = scaled(t.not_adjacent);
+        d.leaf_tuples = scaled(t.leaf_tuples);
+        d.bytes_per_key =
+            (d.leaf_tuples > 0).then(|| round_to(d.index_size as f64 / d.leaf_tuples as f64, 2));
+    }
+    let n = t.leaf_pages as f64;
+    let leaves = (n * scale).max(n).max(1.0);
+    let correction = if whole {
+        0.0
+    } else {
+        (1.0 - n / leaves).max(0.0)
+    };
+    let (density_error, fragmentation_error) = if t.leaf_pages == 0 {
+        (f64::NAN, f64::NAN)
+    } else {
+        let mean = if t.max_avail > 0 {
+            1.0 - t.free_space as f64 / t.max_avail as f64
+        } else {
+            0.0
+        };
+        let variance = if t.leaf_pages > 1 {
+            ((t.fill_squares - n * mean * mean) / (n - 1.0)).max(0.0)
+        } else {
+            1.0 / 12.0
+        };
+        let density = 1.96 * (variance / n * correction).sqrt() * 100.0;
+        let p = t.fragments as f64 / n;
+        let fragmentation = if t.fragments == 0 || t.fragments == t.leaf_pages {
+            (3.0 / n * 100.0).min(100.0) * correction.sqrt()
+        } else {
+            1.96 * (p * (1.0 - p) / n * correction).sqrt() * 100.0
+        };
+        (round_to(density, 2), round_to(fragmentation, 2))
+    };
+    (
+        d,
+        SampleError {
+            pages_read: read as i64 + 1,
+            leaves_read: t.leaf_pages,
+            density_error,
+            fragmentation_error,
+        },
+    )
 }
 
 /// pgstatindex prints its two ratios with `%.2f` and reads them back as float8.
@@ -400,6 +518,7 @@ impl SqlError for DensityError {
 #[cfg(test)]
 mod unit_tests {
     use super::*;
+    use rand::SeedableRng;
 
     const BLCKSZ: usize = 8192;
 
@@ -587,5 +706,111 @@ mod unit_tests {
         let mut t = Totals::default();
         t.add(1, &z);
         assert_eq!(t.internal_pages, 1);
+    }
+
+    /// An index of `leaves` leaves (block 1 upwards, no internal pages), leaf `b` holding `free(b)`
+    /// bytes free and pointing right to `next(b)`.
+    fn pages_of(leaves: u32, free: impl Fn(u32) -> u16, next: impl Fn(u32) -> u32) -> Vec<Vec<u8>> {
+        (1..=leaves)
+            .map(|b| page(100, 100 + free(b), 0, next(b), 0, BTP_LEAF))
+            .collect()
+    }
+
+    fn sampled(pages: &[Vec<u8>], blocks: &[u32]) -> (Density, SampleError) {
+        let mut t = Totals {
+            exact_free_space: true,
+            ..Totals::default()
+        };
+        for b in blocks {
+            t.add_page(*b, &pages[*b as usize - 1]);
+        }
+        let meta = Meta {
+            version: 4,
+            root: 1,
+            level: 0,
+        };
+        finish_sampled(
+            meta,
+            &t,
+            pages.len() as u32 + 1,
+            blocks.len() as u32,
+            BLCKSZ,
+        )
+    }
+
+    #[test]
+    fn sample_blocks_are_distinct_in_order_and_skip_the_metapage() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let b = sample_blocks(&mut rng, 10_001, 2_000);
+        assert_eq!(b.len(), 2_000);
+        assert!(b.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+        assert!(b[0] >= 1 && *b.last().unwrap() <= 10_000);
+        assert_eq!(
+            sample_blocks(&mut rng, 50, 2_000),
+            (1..50).collect::<Vec<_>>()
+        );
+        assert_eq!(sample_blocks(&mut rng, 1, 10), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn a_sample_of_every_block_is_the_exact_reading() {
+        let pages = pages_of(
+            300,
+            |b| (b % 7) as u16 * 300,
+            |b| if b % 5 == 0 { b - 3 } else { b + 1 },
+        );
+        let all: Vec<u32> = (1..=300).collect();
+        let (d, e) = sampled(&pages, &all);
+        let mut t = Totals {
+            exact_free_space: true,
+            ..Totals::default()
+        };
+        for b in &all {
+            t.add_page(*b, &pages[*b as usize - 1]);
+        }
+        let exact = finish(
+            Meta {
+                version: 4,
+                root: 1,
+                level: 0,
+            },
+            &t,
+            BLCKSZ,
+        );
+        assert_eq!(d, exact);
+        assert_eq!((e.pages_read, e.leaves_read), (301, 300));
+        assert_eq!((e.density_error, e.fragmentation_error), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_sample_lands_within_its_stated_error() {
+        // 100,000 leaves: fill spread evenly from 50% to 100%, every fourth out of order.
+        let n = 100_000u32;
+        let pages = pages_of(
+            n,
+            |b| (b * 37 % 4000) as u16,
+            |b| if b % 4 == 0 { b - 2 } else { b + 1 },
+        );
+        let all: Vec<u32> = (1..=n).collect();
+        let (exact, _) = sampled(&pages, &all);
+        // Seeded: the same 2,000 blocks every run.
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let blocks = sample_blocks(&mut rng, n + 1, 2_000);
+        let (d, e) = sampled(&pages, &blocks);
+        assert_eq!(e.pages_read, 2_001);
+        assert!(e.density_error > 0.3 && e.density_error < 1.5, "{e:?}");
+        assert!(
+            (d.avg_leaf_density - exact.avg_leaf_density).abs() <= e.density_error,
+            "{d:?} {exact:?} {e:?}"
+        );
+        assert!(
+            (d.leaf_fragmentation - exact.leaf_fragmentation).abs() <= e.fragmentation_error,
+            "{d:?} {exact:?} {e:?}"
+        );
+        assert!(
+            (d.leaf_pages - n as i64).abs() < 100,
+            "every page is a leaf: scaled back to all of them"
+        );
+        assert_eq!(d.index_size, (n as i64 + 1) * BLCKSZ as i64);
     }
 }
