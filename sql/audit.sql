@@ -276,6 +276,9 @@ DECLARE
   plausible_from constant bigint := 1420070400000; -- 2015-01-01, in Unix milliseconds
   now_ms bigint := (extract(epoch FROM now()) * 1000)::bigint + 86400000;
   shares text;
+  sf_epoch text;
+  sf_ms numeric;
+  sf_named boolean;
 BEGIN
   key_bytes := (vals->>'key_bytes')::float8;
   insert_order := 'unknown';
@@ -308,6 +311,25 @@ BEGIN
     main := newest;
   END IF;
   main_form := (SELECT f.key FROM jsonb_each_text(forms) f ORDER BY f.value::bigint DESC, f.key LIMIT 1);
+  -- A Snowflake-like integer's epoch and layout: of the known ones, those that put every sampled
+  -- key between 2010 and now, the one that puts the highest key latest (a key made today read
+  -- with an earlier epoch reads years ago); named where its highest key is from the last year or
+  -- it is the only one that fits, else the epoch is unknown. Only Twitter's is decoded further
+  -- (keybench's snowflake_timestamp reads that epoch).
+  IF main_form = 'integer' AND (vals->>'int_min')::numeric >= 2^40 THEN
+    SELECT e.name, e.t_max, e.t_max >= now_ms - 86400000::bigint * 366 OR count(*) OVER () = 1
+      INTO sf_epoch, sf_ms, sf_named
+      FROM (SELECT x.name, floor((vals->>'int_max')::numeric / x.div) * x.unit + x.epoch AS t_max,
+                   floor((vals->>'int_min')::numeric / x.div) * x.unit + x.epoch AS t_min
+            FROM (VALUES ('Twitter''s (2010-11-04, milliseconds above 22 bits)', 4194304::numeric, 1, twitter_epoch_ms::numeric),
+                         ('Discord''s (2015-01-01, milliseconds above 22 bits)', 4194304, 1, 1420070400000),
+                         ('Instagram''s (2011-08-24, milliseconds above 23 bits)', 8388608, 1, 1314220021721),
+                         ('Sonyflake''s (2014-09-01, 10 ms units above 24 bits)', 16777216, 10, 1409529600000),
+                         ('the Unix epoch (1970, milliseconds above 22 bits)', 4194304, 1, 0)) x(name, div, unit, epoch)) e
+      WHERE e.t_min >= 1262304000000 AND e.t_max <= now_ms
+      ORDER BY e.t_max DESC LIMIT 1;
+    IF NOT coalesce(sf_named, false) THEN sf_epoch := NULL; END IF;
+  END IF;
   IF rows > 0 AND main IS NOT NULL THEN
     by_values := CASE
       WHEN main_form IN ('uuid', 'text36', 'hex32') THEN
@@ -326,9 +348,7 @@ BEGIN
         || CASE WHEN main_form <> 'uuid' AND main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN ' as text' ELSE '' END
       WHEN main_form = 'ulid' THEN 'ulid as text'
       WHEN main_form = 'integer' THEN
-        CASE WHEN (vals->>'int_min')::numeric >= 2^40
-              AND ((vals->>'int_max')::numeric / 4194304)::bigint + twitter_epoch_ms BETWEEN twitter_epoch_ms AND now_ms
-             THEN 'snowflake'
+        CASE WHEN sf_epoch LIKE 'Twitter%' THEN 'snowflake'
              WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
              ELSE 'integer' END
       -- Random identifiers (nanoid, cuid2, random hex, session keys): 20 values or more, of one
@@ -361,6 +381,11 @@ BEGIN
     kind := 'application-supplied';
     basis := CASE WHEN vals IS NULL THEN 'no default, and its values were not read'
                   WHEN rows = 0 THEN 'no default, and no rows' ELSE 'no default, and its values are not recognised' END;
+  END IF;
+  IF kind = 'snowflake-like integer' THEN
+    note := concat_ws('; ', note, CASE WHEN sf_epoch IS NOT NULL
+      THEN format('its keys fit %s epoch, the highest read as %s', sf_epoch, to_timestamp(sf_ms / 1000.0))
+      ELSE 'its epoch is unknown: no known Snowflake layout puts its keys between 2010 and now, or several do' END);
   END IF;
   -- The form in storage.
   key_form := CASE
@@ -436,6 +461,15 @@ CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, 
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 SELECT CASE
+  -- What the values do decides over what the kind says. An index of fewer leaves than
+  -- audit_min_leaves (10: about 80 kB, a few thousand keys) is too small for any advice to change
+  -- a generator (here, and for keys landing at random below): its density says nothing yet, and a
+  -- table that small costs nothing. A key stored in the wrong type is told so at any size.
+  WHEN leaf_pages < keybench.audit_min_leaves() AND kind IN ('uuid v4 (random)', 'random text') THEN 'too small to judge'
+  -- New rows whose keys land in order (measured) are never told to change their generator,
+  -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
+  WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'uuid (no known version)', 'uuid v1')
+    THEN CASE WHEN density < 75 AND leaf_pages >= keybench.audit_min_leaves() THEN 'low leaf density' ELSE 'ok' END
   WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
   WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
   WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
@@ -447,7 +481,8 @@ SELECT CASE
   WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')
    AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
     THEN 'integers stored wide'
-  WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression') THEN 'keys land at random'
+  WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression')
+    THEN CASE WHEN leaf_pages < keybench.audit_min_leaves() THEN 'too small to judge' ELSE 'keys land at random' END
   WHEN density < 75 AND leaf_pages >= keybench.audit_min_leaves() THEN 'low leaf density'
   WHEN density < 75 THEN 'too small to judge'
   ELSE 'ok'

@@ -40,6 +40,22 @@ wait_for "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming'
   || { not_ok "never streamed"; exit 1; }
 check "the standby is in recovery, streaming from the primary" t "$(sq "SELECT pg_is_in_recovery()")"
 
+# keybench_audit on the hot standby (where engineers run diagnostics): it reads, without a
+# transaction id, and gives the primary's kinds and findings.
+q "CREATE TABLE standby_v4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), pad text);
+   INSERT INTO standby_v4 (pad) SELECT 'x' FROM generate_series(1, 20000);
+   CREATE TABLE standby_ids (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY);
+   INSERT INTO standby_ids SELECT FROM generate_series(1, 20000); ANALYZE" >/dev/null
+lsn=$(q "SELECT pg_current_wal_lsn()")
+for _ in $(seq 1 300); do [ "$(sq "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break; sleep 0.1; done
+audit_q="SELECT string_agg(format('%s %s %s %s', table_name, key_kind, finding, avg_leaf_density IS NOT NULL), ', ' ORDER BY table_name)
+         FROM keybench_audit('public')"
+on_primary=$(q "$audit_q")
+check "keybench_audit on the standby: every key, with the primary's kinds, findings and measured density" \
+  "$on_primary" "$(sq "$audit_q")"
+like "the primary's audit read both keys" '^standby_ids .* ok t, standby_v4 uuid v4 \(random\) random uuid default t$' "$on_primary"
+q "DROP TABLE standby_v4, standby_ids" >/dev/null
+
 # A run waiting for the standby: 20 batches.
 id=$(q "SELECT run_id FROM keybench_run('uuidv4', 20000, batch_size => 1000, wait_for_standbys => true)")
 check "the run is done" "done" "$(q "SELECT status FROM keybench.runs WHERE run_id = $id")"

@@ -20,7 +20,7 @@ mod sql {
     use std::collections::HashMap;
 
     /// A row of keybench.audit_keys (sql/audit.sql), by its columns' names.
-    #[derive(serde::Deserialize)]
+    #[derive(serde::Deserialize, Clone)]
     struct Row {
         schema: String,
         table: String,
@@ -120,6 +120,7 @@ mod sql {
     /// Rows a day, read from a time-ordered key itself: the newest keys of the last 30 days (at
     /// most a million, newest first, through the index), over the time they span. This history
     /// is there even where the statistics were reset.
+    /// A text key's values that all begin with one prefix (`prod_01J...`) are read after it.
     fn key_rows_per_day(
         kind: KeyKind,
         type_name: &str,
@@ -127,13 +128,26 @@ mod sql {
         table: &str,
         column: &str,
         ext: &str,
+        prefix: Option<&str>,
     ) -> Option<(f64, String)> {
         let (time, floor) = kind.key_time(ext, type_name)?;
         const CAP: i64 = 1_000_000;
         let col = quote_identifier(column);
+        let (time, floor, only) = match prefix.filter(|p| !p.is_empty() && is_text_type(type_name))
+        {
+            Some(p) => {
+                let lit = pgrx::spi::quote_literal(p);
+                (
+                    time.replace("(k)", &format!("(substr(k, {}))", p.chars().count() + 1)),
+                    format!("{lit} || {floor}"),
+                    format!(" AND starts_with({col}, {lit})"),
+                )
+            }
+            None => (time, floor, String::new()),
+        };
         let q = format!(
             "SELECT count(*) AS n, extract(epoch FROM now() - min({time}))::float8 AS span
-             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days')
+             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days'){only}
                    ORDER BY {col} DESC LIMIT {CAP}) s",
             quote_qualified_identifier(schema, table)
         );
@@ -254,17 +268,35 @@ mod sql {
         out
     }
 
-    /// Whether to measure the leaf density of an index of `bytes` (`measure`: the caller's say;
-    /// None: up to `limit` bytes), and the figures when it is measured and readable.
+    /// Blocks the audit reads of an index above the size limit (`keybench_density(index,
+    /// sample_pages)`), whatever its size.
+    pub const AUDIT_SAMPLE_PAGES: u32 = 2000;
+
+    /// The leaf density of an index of `bytes`, when it is readable: every page when `measure`
+    /// says so or (None) when the index is at most `limit` bytes; above the limit (None), a sample
+    /// of [`AUDIT_SAMPLE_PAGES`] blocks with its error; nothing when `measure` is false.
     fn density_of(
         index: pg_sys::Oid,
         bytes: i64,
         readable: bool,
         measure: Option<bool>,
         limit: i64,
-    ) -> Option<crate::inspect::density::Density> {
-        (readable && measure.unwrap_or(bytes <= limit))
-            .then(|| crate::inspect::density::scan(index))
+    ) -> Option<(
+        crate::inspect::density::Density,
+        Option<crate::inspect::density::SampleError>,
+    )> {
+        if !readable {
+            return None;
+        }
+        match measure {
+            Some(false) => None,
+            Some(true) => Some((crate::inspect::density::scan(index), None)),
+            None if bytes <= limit => Some((crate::inspect::density::scan(index), None)),
+            None => {
+                let (d, e) = crate::inspect::density::scan_sampled(index, AUDIT_SAMPLE_PAGES);
+                Some((d, Some(e)))
+            }
+        }
     }
 
     fn check_arguments(
@@ -327,6 +359,27 @@ mod sql {
         wal_limit: Option<i64>,
         sample_pages: Option<i32>,
     ) -> SetOfIterator<'static, String> {
+        // Every statement reads, without a transaction id: the audit runs on a hot standby too.
+        SetOfIterator::new(crate::pg::spi::reads_only(|| {
+            audit_rows(
+                schema_name,
+                measure_density,
+                density_size_limit,
+                sample,
+                wal_limit,
+                sample_pages,
+            )
+        }))
+    }
+
+    fn audit_rows(
+        schema_name: Option<&str>,
+        measure_density: Option<bool>,
+        density_size_limit: Option<i64>,
+        sample: Option<pgrx::datum::Interval>,
+        wal_limit: Option<i64>,
+        sample_pages: Option<i32>,
+    ) -> Vec<String> {
         let (density_size_limit, wal_limit, sample_pages) =
             check_arguments(density_size_limit, wal_limit, sample_pages);
         let window = sample.map(|i| {
@@ -381,8 +434,93 @@ mod sql {
         let refs = references(schema_name);
         let with_citus = citus::installed();
         let mut out = Vec::with_capacity(keys.len());
-        for mut r in keys {
+        for r in keys {
             pgrx::check_for_interrupts!();
+            // Each key on its own: whatever one key's values or catalog make fail (a value no
+            // decoder reads, a type without an ordering), that key's row says so and the others
+            // are audited.
+            let fallback = r.clone();
+            let audited = crate::workers::xact::in_subtransaction(|| {
+                audit_key(
+                    r,
+                    &Context {
+                        measured: &measured,
+                        ram,
+                        general: &general,
+                        shared_buffers,
+                        ext_schema: &ext_schema,
+                        uuidv7_call: &uuidv7_call,
+                        refs: &refs,
+                        with_citus,
+                        measure_density,
+                        density_size_limit,
+                        sample_pages,
+                    },
+                )
+            });
+            let row = audited.unwrap_or_else(|e| not_audited(fallback, shared_buffers, &e.message));
+            out.push(serde_json::to_string(&row).expect("an audit row serializes"));
+        }
+        out
+    }
+
+    /// What every key's audit shares: the window's measurements and the server's settings.
+    struct Context<'a> {
+        measured: &'a crate::inspect::sample::Measured,
+        ram: Option<i64>,
+        general: &'a [String],
+        shared_buffers: i64,
+        ext_schema: &'a str,
+        uuidv7_call: &'a str,
+        refs: &'a HashMap<pg_sys::Oid, Vec<Reference>>,
+        with_citus: bool,
+        measure_density: Option<bool>,
+        density_size_limit: i64,
+        sample_pages: i32,
+    }
+
+    /// The row of a key whose audit failed: its catalog facts, and the error in its verdict.
+    fn not_audited(r: Row, shared_buffers: i64, error: &str) -> AuditRow {
+        let finding = Finding::NotAudited;
+        AuditRow {
+            schema_name: r.schema,
+            table_name: r.table,
+            index_name: r.index,
+            constraint_kind: r.constraint,
+            key_columns: r.key_columns,
+            key_default: r.default_expr,
+            key_kind: KeyKind::ApplicationSupplied.label().to_string(),
+            kind_basis: "not audited".into(),
+            insert_order: "unknown".into(),
+            row_estimate: r.rows,
+            index_bytes: r.index_bytes,
+            share_of_shared_buffers: r.index_bytes as f64 / shared_buffers as f64,
+            finding: finding.label().to_string(),
+            verdict: format!(
+                "keybench could not audit this key: {error}. The other keys are audited."
+            ),
+            sources: format!("not audited: {error}"),
+            ..AuditRow::default()
+        }
+    }
+
+    /// One key's row of keybench_audit.
+    fn audit_key(mut r: Row, cx: &Context<'_>) -> AuditRow {
+        let Context {
+            measured,
+            ram,
+            general,
+            shared_buffers,
+            ext_schema,
+            uuidv7_call,
+            refs,
+            with_citus,
+            measure_density,
+            density_size_limit,
+            sample_pages,
+        } = *cx;
+        let ext_schema = ext_schema.to_string();
+        {
             // A distributed table's figures are its shards', measured on the nodes; the
             // coordinator's own index is empty.
             let spread = (with_citus && citus::is_distributed(r.table_oid))
@@ -391,7 +529,7 @@ mod sql {
                 r.index_bytes = s.index_bytes;
                 r.rows = s.rows.or(r.rows);
             }
-            let density = if spread.is_none() {
+            let (density, density_sample) = if spread.is_none() {
                 density_of(
                     r.index_oid,
                     r.index_bytes,
@@ -399,30 +537,52 @@ mod sql {
                     measure_density,
                     density_size_limit,
                 )
+                .map_or((None, None), |(d, e)| (Some(d), e))
             } else {
-                None
+                (None, None)
             };
             // The values: read where the caller may read the table, for a one-column key.
-            let sampled = (r.selectable && r.columns == 1 && !r.is_expression && spread.is_none())
-                .then(|| {
-                    r.column
-                        .as_deref()
-                        .map(|c| sample_values(r.table_oid, c, sample_pages))
-                })
-                .flatten();
-            let vals = sampled.as_ref().map(|(v, _)| v.clone());
-            let c = row::<Classified>(
-                "SELECT * FROM keybench.audit_classify($1, $2, $3, $4, $5, $6)",
-                &[
-                    r.type_name.clone().into(),
-                    r.identity.clone().into(),
-                    r.default_expr.clone().into(),
-                    r.columns.into(),
-                    r.is_expression.into(),
-                    vals.clone().map(pgrx::JsonB).into(),
-                ],
-            )
-            .unwrap_or_default();
+            let sampling = r.selectable && r.columns == 1 && !r.is_expression && spread.is_none();
+            let sampled = crate::workers::xact::in_subtransaction(|| {
+                sampling
+                    .then(|| {
+                        r.column
+                            .as_deref()
+                            .map(|c| sample_values(r.table_oid, c, sample_pages))
+                    })
+                    .flatten()
+            });
+            let (sampled, sample_error) = match sampled {
+                Ok(s) => (s, None),
+                Err(e) => (None, Some(e.message)),
+            };
+            let classify = |vals: Option<Value>| {
+                row::<Classified>(
+                    "SELECT * FROM keybench.audit_classify($1, $2, $3, $4, $5, $6)",
+                    &[
+                        r.type_name.clone().into(),
+                        r.identity.clone().into(),
+                        r.default_expr.clone().into(),
+                        r.columns.into(),
+                        r.is_expression.into(),
+                        vals.map(pgrx::JsonB).into(),
+                    ],
+                )
+                .unwrap_or_default()
+            };
+            // The values read and classified on their own: a value the sample's reading cannot
+            // take leaves the kind to the default, with the reason in sources.
+            let (sampled, c, values_error) = match crate::workers::xact::in_subtransaction(|| {
+                let c = classify(sampled.as_ref().map(|(v, _)| v.clone()));
+                (sampled.clone(), c)
+            }) {
+                Ok((sampled, c)) => (sampled, c, None),
+                Err(e) => (None, classify(None), Some(e.message)),
+            };
+            let prefix = sampled.as_ref().and_then(|(v, _)| {
+                let p = v.get("prefixes")?.as_object()?;
+                (p.len() == 1).then(|| p.keys().next().cloned()).flatten()
+            });
             let kind = KeyKind::from_label(&c.kind).unwrap_or_else(|| {
                 pgrx::error!(
                     "keybench_audit: keybench.audit_classify gave an unknown kind \"{}\"",
@@ -482,7 +642,7 @@ mod sql {
                 density: density_figure,
                 fragmentation: fragmentation_figure,
                 leaf_pages,
-                uuidv7_call: uuidv7_call.clone(),
+                uuidv7_call: uuidv7_call.to_string(),
                 key_bytes: c.key_bytes,
                 value_kinds: c.value_kinds.clone(),
                 switched_at: c.switched_at.clone(),
@@ -534,9 +694,24 @@ mod sql {
                     .sum::<f64>()
             });
             let counts = measured.tables.get(&r.table_oid).copied();
+            let mut time_error = None;
             let key_rows_per_day = if r.selectable && r.columns == 1 {
                 r.column.as_deref().and_then(|col| {
-                    key_rows_per_day(kind, &r.type_name, &r.schema, &r.table, col, &ext_schema)
+                    crate::workers::xact::in_subtransaction(|| {
+                        key_rows_per_day(
+                            kind,
+                            &r.type_name,
+                            &r.schema,
+                            &r.table,
+                            col,
+                            &ext_schema,
+                            prefix.as_deref(),
+                        )
+                    })
+                    .unwrap_or_else(|e| {
+                        time_error = Some(e.message);
+                        None
+                    })
                 })
             } else {
                 None
@@ -567,9 +742,13 @@ mod sql {
                 child_wal,
                 child_growth_per_day,
             });
-            let mut sources = general.clone();
+            let mut sources = general.to_vec();
             sources.push(format!("key kind: {}", c.basis));
-            if let Some((v, buffers)) = &sampled {
+            if let Some(e) = sample_error.as_ref().or(values_error.as_ref()) {
+                sources.push(format!(
+                    "values not read: {e} (the kind is the default's; order unknown)"
+                ));
+            } else if let Some((v, buffers)) = &sampled {
                 sources.push(sample_note(v, *buffers, &c, r.correlation));
             } else if !r.selectable {
                 sources.push(
@@ -577,7 +756,23 @@ mod sql {
                         .into(),
                 );
             }
+            if let Some(e) = time_error {
+                sources.push(format!("rows per day: the key's own times not read: {e}"));
+            }
             sources.extend(cost.notes.iter().cloned());
+            if let Some(e) = &density_sample {
+                let pages = r.index_bytes / pg_sys::BLCKSZ as i64;
+                sources.push(if e.pages_read >= pages {
+                    format!(
+                        "leaf density: above density_size_limit, read from a sample of {AUDIT_SAMPLE_PAGES} pages, which covers the index's {pages} pages: exact"
+                    )
+                } else {
+                    format!(
+                        "leaf density: sampled, {} of the index's {pages} pages read ({} leaves): \u{b1}{:.2} points (95%), fragmentation \u{b1}{:.2} points; leaf pages scaled from the sample",
+                        e.pages_read, e.leaves_read, e.density_error, e.fragmentation_error
+                    )
+                });
+            }
             if leaf_pages.is_none() {
                 sources.push(
                     "leaf pages: estimated from the index's size (its density was not measured)"
@@ -663,9 +858,8 @@ mod sql {
                 io_cost_per_month: cost.io_cost_per_month,
                 sources: sources.join("; "),
             };
-            out.push(serde_json::to_string(&row).expect("an audit row serializes"));
+            row
         }
-        SetOfIterator::new(out)
     }
 
     /// The foreign keys that point at the primary-key and unique indexes of the current database
@@ -731,6 +925,7 @@ mod sql {
                         measure_density,
                         limit,
                     )
+                    .map(|(d, _)| d)
                 });
                 out.push((
                     x.key_schema,

@@ -189,39 +189,15 @@ mod sql {
         to: &str,
         acc: &mut HashMap<(u32, u32), RelWal>,
     ) -> Result<(), crate::workers::xact::Failure> {
-        use std::panic::AssertUnwindSafe;
-        // SAFETY: the caller is a backend inside a transaction (the audit's statement); the
-        // subtransaction begun here is released or rolled back below, on both paths, and the
-        // memory context and resource owner of the caller put back, as PL/pgSQL's exception
-        // blocks do.
-        let (cxt, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
-        unsafe { pg_sys::BeginInternalSubTransaction(std::ptr::null()) };
-        PgTryBuilder::new(AssertUnwindSafe(|| {
+        let got = crate::workers::xact::in_subtransaction(|| {
             let mut got = HashMap::new();
             read_wal(reader, from, to, &mut got);
-            // SAFETY: the subtransaction begun above, which succeeded.
-            unsafe {
-                pg_sys::ReleaseCurrentSubTransaction();
-                pg_sys::MemoryContextSwitchTo(cxt);
-                pg_sys::CurrentResourceOwner = owner;
-            }
-            Ok(got)
-        }))
-        .catch_others(|e| {
-            // SAFETY: the subtransaction begun above, which failed.
-            unsafe {
-                pg_sys::RollbackAndReleaseCurrentSubTransaction();
-                pg_sys::MemoryContextSwitchTo(cxt);
-                pg_sys::CurrentResourceOwner = owner;
-            }
-            Err(crate::workers::xact::caught(&e))
-        })
-        .execute()
-        .map(|got| {
-            for (k, w) in got {
-                *acc.entry(k).or_default() += w;
-            }
-        })
+            got
+        })?;
+        for (k, w) in got {
+            *acc.entry(k).or_default() += w;
+        }
+        Ok(())
     }
 
     /// Read the WAL from `from` to `to` into `acc`; where a checkpoint removed some of it before

@@ -59,6 +59,38 @@ pub fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
     .execute()
 }
 
+/// Run `f` in a subtransaction of the caller's transaction: an ERROR inside is caught, the
+/// subtransaction rolled back and the error returned, and the caller goes on (as a PL/pgSQL
+/// exception block does). Reads only: a subtransaction that writes nothing takes no transaction
+/// id, so this works on a hot standby too.
+pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
+    // SAFETY: the caller is a backend inside a transaction; the subtransaction begun here is
+    // released or rolled back below, on both paths, and the caller's memory context and resource
+    // owner put back.
+    let (cxt, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
+    unsafe { pg_sys::BeginInternalSubTransaction(std::ptr::null()) };
+    PgTryBuilder::new(AssertUnwindSafe(move || {
+        let r = f();
+        // SAFETY: the subtransaction begun above, which succeeded.
+        unsafe {
+            pg_sys::ReleaseCurrentSubTransaction();
+            pg_sys::MemoryContextSwitchTo(cxt);
+            pg_sys::CurrentResourceOwner = owner;
+        }
+        Ok(r)
+    }))
+    .catch_others(|e| {
+        // SAFETY: the subtransaction begun above, which failed.
+        unsafe {
+            pg_sys::RollbackAndReleaseCurrentSubTransaction();
+            pg_sys::MemoryContextSwitchTo(cxt);
+            pg_sys::CurrentResourceOwner = owner;
+        }
+        Err(caught(&e))
+    })
+    .execute()
+}
+
 /// The backend's cumulative WAL and buffer counters (what EXPLAIN (WAL, BUFFERS) differences).
 #[derive(Clone, Copy)]
 pub struct Usage {

@@ -195,10 +195,13 @@ pub enum Finding {
     LowLeafDensity,
     TooSmallToJudge,
     Ok,
+    /// The key's audit failed (keybench_audit's own: the error is in the verdict and sources; the
+    /// other keys are audited).
+    NotAudited,
 }
 
 impl Finding {
-    pub const ALL: [Finding; 11] = [
+    pub const ALL: [Finding; 12] = [
         Finding::RandomUuidDefault,
         Finding::RandomUuidKeys,
         Finding::SwitchedToV7,
@@ -210,6 +213,7 @@ impl Finding {
         Finding::LowLeafDensity,
         Finding::TooSmallToJudge,
         Finding::Ok,
+        Finding::NotAudited,
     ];
 
     pub fn label(self) -> &'static str {
@@ -225,6 +229,7 @@ impl Finding {
             Finding::LowLeafDensity => "low leaf density",
             Finding::TooSmallToJudge => "too small to judge",
             Finding::Ok => "ok",
+            Finding::NotAudited => "not audited",
         }
     }
 
@@ -389,12 +394,29 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                 }
             ))
         }
-        Finding::UlidText => out.push(format!(
-            "ULID stored as {} ({size}; {density}; {bytes}, where the same 128 bits in a uuid take \
-             {UUID_BYTES:.0}). Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({}); \
-             (rewrites the table; uuid_to_ulid() gives the text back).",
-            f.type_name, f.table, f.column, f.column
-        )),
+        Finding::UlidText => {
+            // A prefix before each ULID (`prod_01J...`): the uuid holds the ULID after it.
+            let prefix = f
+                .key_form
+                .as_deref()
+                .and_then(|k| k.split_once("after a prefix (")?.1.strip_suffix(')'))
+                .filter(|p| !p.contains(", "));
+            let (arg, after) = match prefix {
+                Some(p) => (
+                    format!("substr({}, {})", f.column, p.chars().count() + 1),
+                    format!(
+                        " The prefix ({p}) is dropped: it belongs in the application, or in a column of its own."
+                    ),
+                ),
+                None => (f.column.clone(), String::new()),
+            };
+            out.push(format!(
+                "ULID stored as {} ({size}; {density}; {bytes}, where the same 128 bits in a uuid take \
+                 {UUID_BYTES:.0}). Convert it: ALTER TABLE {} ALTER COLUMN {} TYPE uuid USING ulid_to_uuid({arg}); \
+                 (rewrites the table; uuid_to_ulid() gives the text back).{after}",
+                f.type_name, f.table, f.column
+            ))
+        }
         Finding::RandomText => out.push(format!(
             "Random text key ({size}; {density}; {bytes}): inserts land anywhere in the index, like \
              UUID v4, and text keys are larger and slower to compare. For new tables prefer a \
@@ -420,11 +442,13 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
         )),
         Finding::TooSmallToJudge => out.push(format!(
             "Too small to judge ({size}; {density}, {} leaf pages): an index's leaf density settles only \
-             after many page splits, and one of fewer than {} leaves can have any.",
+             after many page splits, and one of fewer than {} leaves can have any; below that size \
+             keybench gives no advice to change a key's generator.",
             f.leaf_pages.map_or("an unknown number of".into(), |l| l.to_string()),
             MIN_LEAVES
         )),
         Finding::Ok => {}
+        Finding::NotAudited => out.push("keybench could not audit this key.".into()),
     }
     let low_density =
         f.density.is_some_and(|d| d < 75.0) && f.leaf_pages.is_some_and(|l| l >= MIN_LEAVES);
@@ -471,8 +495,16 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UlidText
             | KeyKind::RandomText => "No finding",
         };
+        // A kind read as random whose newest rows land in order all the same: what the values do
+        // decides (whatever makes these keys orders them).
+        let what = if kind.is_random() && f.insert_order == "in order" {
+            "Its values read as a random kind, but its newest rows' keys land in order (measured), so \
+             inserts go to the right edge of the index and its generator needs no change"
+        } else {
+            what
+        };
         let order = match f.insert_order.as_str() {
-            "in order" => "; the newest rows' keys are in order",
+            "in order" if !kind.is_random() => "; the newest rows' keys are in order",
             _ => "",
         };
         out.push(format!(
@@ -857,6 +889,67 @@ mod unit_tests {
             insert_order: "random".into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_random_kind_whose_rows_land_in_order_is_not_told_to_switch() {
+        let f = Facts {
+            insert_order: "in order".into(),
+            density: Some(90.0),
+            fragmentation: Some(0.0),
+            ..facts()
+        };
+        let v = verdict(KeyKind::UuidV4, Finding::Ok, &f);
+        assert!(
+            v.contains("land in order (measured)") && v.contains("needs no change"),
+            "{v}"
+        );
+        assert!(!v.contains("SET DEFAULT") && !v.contains("Switch"), "{v}");
+        // Not in order: no such sentence.
+        let v = verdict(
+            KeyKind::UuidV4,
+            Finding::Ok,
+            &Facts {
+                insert_order: "unknown".into(),
+                ..f
+            },
+        );
+        assert!(!v.contains("land in order"), "{v}");
+    }
+
+    #[test]
+    fn a_prefixed_ulid_converts_the_part_after_its_prefix() {
+        let f = Facts {
+            key_form: Some("text: 26 characters (ULID) after a prefix (prod_)".into()),
+            type_name: "text".into(),
+            ..facts()
+        };
+        let v = verdict(KeyKind::UlidText, Finding::UlidText, &f);
+        assert!(v.contains("USING ulid_to_uuid(substr(id, 6))"), "{v}");
+        assert!(v.contains("The prefix (prod_) is dropped"), "{v}");
+        // Several prefixes: no one offset to cut at, the column as it is.
+        let several = Facts {
+            key_form: Some("text: 26 characters (ULID) after a prefix (prod_, user_)".into()),
+            ..f.clone()
+        };
+        let v = verdict(KeyKind::UlidText, Finding::UlidText, &several);
+        assert!(
+            v.contains("USING ulid_to_uuid(id)") && !v.contains("is dropped"),
+            "{v}"
+        );
+        let plain = Facts {
+            key_form: Some("text: 26 characters (ULID)".into()),
+            ..f
+        };
+        assert!(verdict(KeyKind::UlidText, Finding::UlidText, &plain)
+            .contains("USING ulid_to_uuid(id)"));
+    }
+
+    #[test]
+    fn a_key_not_audited_says_so() {
+        let v = verdict(KeyKind::ApplicationSupplied, Finding::NotAudited, &facts());
+        assert!(v.starts_with("keybench could not audit this key."), "{v}");
+        assert!(!v.contains("No change needed"), "{v}");
     }
 
     #[test]
