@@ -249,12 +249,14 @@ if [ -n "$only" ]; then
     install_only
     run_step "target/logs/isolation-pg$v.log" "pg$v isolation $only" bash scripts/tests/isolation.sh "$v" "$only"
   elif [ -n "$script" ]; then
+    # One log per test and major, so that two --only runs side by side keep theirs apart.
+    only_log="target/logs/only-$(basename "${script%.*}")-pg$v.log"
     case $(basename "$script") in
-      *.py) run_step "target/logs/only.log" "$script" python3 "$script" ;;
+      *.py) run_step "$only_log" "$script" python3 "$script" ;;
       ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh)
-        run_step "target/logs/only.log" "$script" bash "$script" ;;
-      fuzz.sh) install_only; run_step "target/logs/only.log" "pg$v $script" bash "$script" 2000 "$v" ;;
-      *) install_only; run_step "target/logs/only.log" "pg$v $script" bash "$script" "$v" ;;
+        run_step "$only_log" "$script" bash "$script" ;;
+      fuzz.sh) install_only; run_step "$only_log" "pg$v $script" bash "$script" 2000 "$v" ;;
+      *) install_only; run_step "$only_log" "pg$v $script" bash "$script" "$v" ;;
     esac
   else
     echo "== cargo pgrx test pg$v $only"
