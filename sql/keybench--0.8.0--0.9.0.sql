@@ -707,38 +707,67 @@ BEGIN
   -- makes each a TID Range Scan (never a sequential scan).
   FOR i IN 0 .. k - 1 LOOP
     b := (i::bigint * tail_from) / k;
-    parts := parts || format('SELECT false AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
+    parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
                              col, tab, format('(%s,0)', b), format('(%s,0)', b + 1));
   END LOOP;
-  parts := parts || format('SELECT true AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid',
+  parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid',
                            col, tab, format('(%s,0)', tail_from));
   q := format($q$
     WITH s AS MATERIALIZED (%s),
-    v AS MATERIALIZED (
-      SELECT s.newest, s.t, s.key, f.form, f.prefix, f.version, f.ms,
+    -- The newest rows, by the age of the transaction that wrote each row (xmin), rows of one
+    -- transaction by their place in the heap: wherever a row was put (the table's end, or free
+    -- space after deletes), its xmin says when, and the rows of a table loaded in one transaction
+    -- are ordered as written. Ranked for the order: the youngest quarter of each class's sampled
+    -- rows (at least 30 of 60 or more; newest_in_class), or of them all (newest). What the
+    -- inserts make now (a switch of version): the youngest twentieth of the sample, at least 10 (latest).
+    f AS MATERIALIZED (
+      SELECT s.t, s.key, s.xage, f.form, f.prefix, f.version, f.ms,
              CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
                   WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
       FROM s, keybench.audit_value(s.key::text, %L) f
       WHERE s.key IS NOT NULL),
+    v AS MATERIALIZED (
+      SELECT f.*,
+             row_number() OVER young <= greatest(count(*) OVER () / 4, least(30, count(*) OVER () / 2)) AS newest,
+             row_number() OVER (PARTITION BY f.class ORDER BY f.xage, f.t DESC)
+               <= greatest(count(*) OVER (PARTITION BY f.class) / 4, least(30, count(*) OVER (PARTITION BY f.class) / 2))
+               AS newest_in_class,
+             row_number() OVER young <= greatest(count(*) OVER () / 20, least(10, count(*) OVER ())) AS latest
+      FROM f WINDOW young AS (ORDER BY f.xage, f.t DESC)),
+    -- Each newest key's rank among the older sampled keys (of its class, and of all): the share
+    -- of them below it, counted in one pass over the keys in order (a key index's keys are
+    -- distinct, so the older keys up to a newest one are those below it).
     ranked AS (
-      SELECT n.class, n.t,
-             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class AND r.key < n.key)::float8
-               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class), 0) AS rank,
-             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.key < n.key)::float8
-               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest), 0) AS rank_all
-      FROM v n WHERE n.newest)
+      SELECT w.class, w.old_below::float8 / nullif(w.old_in_class, 0) AS rank
+      FROM (SELECT v.class, v.newest_in_class,
+                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class) AS old_in_class
+            FROM v) w
+      WHERE w.newest_in_class),
+    ranked_all AS (
+      SELECT w.old_below::float8 / nullif(w.old_all, 0) AS rank_all
+      FROM (SELECT v.newest,
+                   count(*) FILTER (WHERE NOT v.newest) OVER (ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest) OVER () AS old_all
+            FROM v) w
+      WHERE w.newest),
+    -- The class the inserts make now: the latest rows' most common.
+    now_class AS (SELECT class FROM v WHERE latest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1)
     SELECT jsonb_strip_nulls(jsonb_build_object(
       'pages', %s,
       'spread_pages', %s,
       'tail_pages', %s,
       'table_pages', %s,
       'rows', (SELECT count(*) FROM v),
-      'newest_rows', (SELECT count(*) FROM v WHERE newest),
+      'newest_rows', (SELECT count(*) FROM v WHERE latest),
+      'transactions', (SELECT count(DISTINCT xage) FROM v),
+      'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),
+      'newest_in_tail', (SELECT count(*) FROM v WHERE newest_in_class AND class = (TABLE now_class) AND t >= %L::tid),
       'forms', (SELECT jsonb_object_agg(form, n) FROM (SELECT form, count(*) AS n FROM v GROUP BY form) x),
       'prefixes', (SELECT jsonb_object_agg(prefix, n) FROM (SELECT prefix, count(*) AS n FROM v WHERE prefix <> '' GROUP BY prefix) x),
       'versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE version IS NOT NULL GROUP BY version) x),
-      'newest_versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE newest AND version IS NOT NULL GROUP BY version) x),
-      'newest_class', (SELECT class FROM v WHERE newest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1),
+      'newest_versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE latest AND version IS NOT NULL GROUP BY version) x),
+      'newest_class', (TABLE now_class),
       'v7_first_ms', (SELECT min(ms) FROM v WHERE version = 'v7'),
       'v7_last_ms', (SELECT max(ms) FROM v WHERE version = 'v7'),
       'ulid_first_ms', (SELECT min(ms) FROM v WHERE form = 'ulid'),
@@ -754,14 +783,15 @@ BEGIN
                                     WHEN bool_and(key::text ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
                                     WHEN bool_and(key::text ~ '^[0-9A-Za-z_-]+$') THEN 'url-safe'
                                     ELSE 'mixed' END FROM v WHERE form = 'text'),
-      'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL),
-      'ranked_rows', (SELECT count(rank) FROM ranked),
-      'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked WHERE rank_all IS NOT NULL),
-      'ranked_rows_all', (SELECT count(rank_all) FROM ranked),
+      'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL AND class = (TABLE now_class)),
+      'ranked_rows', (SELECT count(rank) FROM ranked WHERE class = (TABLE now_class)),
+      'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked_all WHERE rank_all IS NOT NULL),
+      'ranked_rows_all', (SELECT count(rank_all) FROM ranked_all),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
       'highest_key_is_newest', %L::tid >= %L::tid))
     $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid,
-        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, top_tid, format('(%s,0)', tail_from));
+        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from),
+        top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
   RETURN result;
 END $$;

@@ -192,3 +192,36 @@ SELECT table_name, key_kind, substring(verdict FROM 'fit (.*) epoch, the highest
        verdict LIKE '%its epoch is unknown%' AS epoch_unknown
 FROM keybench_audit('flakes') ORDER BY table_name;
 DROP SCHEMA flakes CASCADE;
+-- Order on any table: rows of about 2 kB (4 to a page, so the last 2 pages hold 8 rows, too few
+-- to rank), written by 30 transactions; and a table where 30% of the rows were deleted, VACUUM ran
+-- and new rows filled the free space all over it. The newest rows are the sample's youngest by
+-- xmin, wherever they lie. 200 sampled pages: 800 rows, the newest 200, so that a random key's
+-- median rank is nowhere near the thresholds.
+CREATE SCHEMA wide;
+CREATE TABLE wide.in_order (id bigint PRIMARY KEY, pad text NOT NULL);
+CREATE TABLE wide.random (id uuid PRIMARY KEY, pad text NOT NULL);
+CREATE TABLE wide.reused (id bigint PRIMARY KEY, pad text NOT NULL) WITH (autovacuum_enabled = off);
+DO $$ BEGIN
+  FOR i IN 0..29 LOOP
+    INSERT INTO wide.in_order SELECT g, repeat(md5(g::text), 60) FROM generate_series(i * 100 + 1, i * 100 + 100) g;
+    INSERT INTO wide.random SELECT gen_random_uuid(), repeat(md5(g::text), 60) FROM generate_series(i * 100 + 1, i * 100 + 100) g;
+    INSERT INTO wide.reused SELECT g, repeat('x', 400) FROM generate_series(i * 1000 + 1, i * 1000 + 1000) g;
+    COMMIT;
+  END LOOP;
+END $$;
+DELETE FROM wide.reused WHERE id % 10 < 3;
+VACUUM wide.reused;
+DO $$ BEGIN
+  FOR i IN 0..9 LOOP
+    INSERT INTO wide.reused SELECT g, repeat('x', 400) FROM generate_series(30001 + i * 500, 30500 + i * 500) g;
+    COMMIT;
+  END LOOP;
+END $$;
+SELECT count(*) FILTER (WHERE ctid < format('(%s,0)', pg_relation_size('wide.reused') / 8192 * 9 / 10)::tid) > 2500
+         AS new_rows_mostly_in_reused_space
+FROM wide.reused WHERE id > 30000;
+SELECT table_name, key_kind, insert_order, finding,
+       sources LIKE '%newest by the age of the transaction that wrote each row (xmin): the youngest quarter%' AS by_xmin,
+       substring(sources FROM 'from ([0-9]+) of the sample''s [0-9]+ transactions')::int > 1 AS several_transactions
+FROM keybench_audit('wide', sample_pages => 200) ORDER BY table_name;
+DROP SCHEMA wide CASCADE;

@@ -217,8 +217,11 @@ mod sql {
         );
         if let Some(r) = c.newest_rank {
             out.push_str(&format!(
-                "; order: the {} newest rows' keys rank {r:.2} (median) among the sampled keys of their kind (1: above all of them, 0.5: anywhere)",
-                c.ranked_rows.unwrap_or(0)
+                "; order: the {} newest rows' keys rank {r:.2} (median) among the older sampled keys of their kind (1: above all of them, 0.5: anywhere); newest by the age of the transaction that wrote each row (xmin): the youngest quarter of each kind's sampled rows, from {} of the sample's {} transactions, {} of them in the table's last pages",
+                c.ranked_rows.unwrap_or(0),
+                n("newest_transactions"),
+                n("transactions"),
+                n("newest_in_tail")
             ));
             if c.insert_order == "unknown" {
                 out.push_str(", too few to say (30 or more)");
@@ -404,12 +407,20 @@ mod sql {
         let measured = crate::inspect::sample::measure(window, wal_limit);
         let ram = crate::inspect::sample::memory_bytes();
         let mut general: Vec<String> = Vec::new();
+        let standby = crate::inspect::sample::in_recovery();
         match (measured.sampled, measured.seconds) {
+            (true, Some(secs)) if standby => general.push(format!(
+                "sample: {secs:.1} s of the WAL this standby replayed{}",
+                if measured.cut_at_limit { " (cut short at wal_limit)" } else { "" }
+            )),
             (true, Some(secs)) => general.push(format!(
                 "sample: {secs:.1} s{}; inserts and blocks read: the window's deltas of pg_stat_all_tables.n_tup_ins and pg_statio_all_tables",
                 if measured.cut_at_limit { " (cut short at wal_limit)" } else { "" }
             )),
             (false, Some(_)) => general.push(measured.since_note.clone()),
+            (false, None) if !measured.since_note.is_empty() => {
+                general.push(measured.since_note.clone())
+            }
             _ => general.push(
                 "no sample: inserts unknown, the statistics have no start to count from".into(),
             ),

@@ -33,18 +33,20 @@ import psycopg2
 import psycopg2.extras
 
 NAME = "audit-apps"
-# How the audit measures the order (keybench.audit_values, keybench.audit_classify): the rows of
-# the table's last TAIL_PAGES heap pages are the newest; each one's key is ranked among the keys of
-# up to SAMPLE_PAGES pages spread evenly before them (0: below all, 1: above all), and the median
-# rank says 'in order' (>= 0.9), 'random' (<= 0.7) or 'partly in order', when at least MIN_RANKED
-# newest rows were ranked; 'unknown' otherwise (fewer than 3 pages, or wide rows: fewer than 30 in
-# the last 2 pages). The checker counts those rows itself (order_sample) and asserts:
+# How the audit measures the order (keybench.audit_values, keybench.audit_classify): it samples the
+# rows of up to SAMPLE_PAGES heap pages spread evenly over the table and of its last TAIL_PAGES; the
+# sample's newest rows are its youngest quarter (at least 30 of 60 or more) by the age of the
+# transaction that wrote each row (xmin), rows of one transaction by their place in the heap; each
+# newest row's key is ranked among the older sampled keys (0: below all, 1: above all), and the
+# median rank says 'in order' (>= 0.9), 'random' (<= 0.7) or 'partly in order', when at least
+# MIN_RANKED newest rows were ranked; 'unknown' otherwise (a sample of fewer than 60 rows). The
+# checker counts those rows itself (order_sample) and asserts:
 #   - an ordered kind: 'in order' where the audit can measure, 'unknown' where it cannot (an
 #     ordered key's newest rows rank 1, exactly);
 #   - a random kind: where it can measure, 'random' when the sample is large enough that a random
 #     key's median rank stays below 0.7 but once in RANDOM_Z standard deviations (normal
-#     approximation: sd = sqrt(1/(4 newest) + 1/(4 spread)); a simulation of the audit's ranking
-#     puts 27 newest rows among 33 spread above 0.7 in 4.7% of runs, 170 among 1830 never), else
+#     approximation: sd = sqrt(1/(4 newest) + 1/(4 older)); a simulation of the audit's ranking
+#     puts 27 newest rows among 33 older above 0.7 in 4.7% of runs, 170 among 1830 never), else
 #     'random' or 'partly in order' (never 'in order'); 'unknown' where it cannot.
 TAIL_PAGES, SAMPLE_PAGES, MIN_RANKED, RANDOM_Z = 2, 32, 30, 4.0
 
@@ -176,30 +178,26 @@ ORDER BY c.conname, pg_relation_size(i.indexrelid), i.indexrelid"""
 
 
 def order_sample(cur, cat):
-    """The rows the audit ranks for a one-column key: (newest, spread), or None below 3 pages."""
+    """The rows the audit ranks for a one-column key: (newest, older), or None for no rows."""
     pages = cat["pages"]
     tail_from = max(pages - TAIL_PAGES, 0)
     k = min(SAMPLE_PAGES, tail_from)
-    if k == 0:
-        return None
-    spread_pages = {i * tail_from // k for i in range(k)}
+    spread_pages = {i * tail_from // k for i in range(k)} if k else set()
     cur.execute(
         f'SELECT (ctid::text::point)[0]::bigint AS page, count(*) AS n FROM {cat["qualified"]}'
         f' WHERE "{cat["column"]}" IS NOT NULL GROUP BY 1'
     )
-    newest = spread = 0
-    for r in cur.fetchall():
-        if r["page"] >= tail_from:
-            newest += r["n"]
-        elif r["page"] in spread_pages:
-            spread += r["n"]
-    return newest, spread
+    n = sum(r["n"] for r in cur.fetchall() if r["page"] >= tail_from or r["page"] in spread_pages)
+    if n == 0:
+        return None
+    newest = max(n // 4, min(30, n // 2))
+    return newest, n - newest
 
 
 def want_order_of(order, sample):
     """The insert_order values right for a key whose kind lands `order`, given the audit's sample."""
     if sample is None or sample[0] < MIN_RANKED or sample[1] == 0:
-        return ("unknown",), "not measurable: " + ("fewer than 3 heap pages" if sample is None else f"{sample[0]} rows in its last 2 pages")
+        return ("unknown",), "not measurable: " + ("no rows sampled" if sample is None else f"{sample[0]} newest rows of {sum(sample)} sampled")
     newest, spread = sample
     if order == "in order":
         return ("in order",), f"{newest} newest rows ranked among {spread}"
