@@ -30,6 +30,82 @@ BEGIN
   RETURN NEXT;
 END $$;
 
+-- The same figures estimated from a sample of `sample_pages` blocks drawn at random, read with
+-- contrib pageinspect's bt_page_stats (as keybench_density(index, sample_pages) reads them), where
+-- pageinspect is installed and the role may run it (by default a superuser; a managed service's
+-- admin role usually may), or NULLs and why. avg_leaf_density is the sampled leaves' (every page
+-- has the same room), with the half-width of its 95% confidence interval; leaf_fragmentation the
+-- share of sampled leaves whose right sibling lies on an earlier block; leaf_pages scaled from the
+-- sample. bt_page_stats' free_size is PageGetFreeSpace (one line pointer less than the gap, 0 when
+-- the gap is 4 bytes or less); on PostgreSQL 18, whose pgstatindex counts the whole gap, the 4 bytes
+-- are added back (a full page's gap, 0 or 4 bytes, then reads 4).
+CREATE FUNCTION keybench.audit_density_sampled(idx regclass, sample_pages int)
+RETURNS TABLE (leaf_pages bigint, avg_leaf_density float8, leaf_fragmentation float8, note text)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  s text;
+  nblocks bigint := pg_relation_size(idx) / current_setting('block_size')::int;
+  read bigint;
+  leaves bigint;
+  err float8;
+  exact_gap boolean := current_setting('server_version_num')::int >= 180000;
+BEGIN
+  SELECT quote_ident(n.nspname) INTO s
+    FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pageinspect';
+  IF s IS NULL THEN
+    note := 'leaf density not sampled: pageinspect is not installed in this database (CREATE EXTENSION pageinspect, as a role that may run bt_page_stats, samples it)';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF to_regprocedure(s || '.bt_page_stats(text, bigint)') IS NULL
+     OR NOT has_function_privilege(s || '.bt_page_stats(text, bigint)', 'EXECUTE') THEN
+    note := format('leaf density not sampled: the role may not run %s.bt_page_stats (pageinspect''s functions are a superuser''s unless granted)', s);
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF nblocks < 2 THEN
+    note := 'leaf density: the index is empty';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  BEGIN
+  EXECUTE format($q$
+    WITH blocks AS (
+      SELECT b FROM generate_series(1, $2 - 1) b WHERE $2 - 1 <= $3
+      UNION
+      SELECT 1 + floor(random() * ($2 - 1))::bigint FROM generate_series(1, $3) WHERE $2 - 1 > $3),
+    p AS (
+      SELECT b, st.*
+      FROM blocks, %s.bt_page_stats($1::text, b) st),
+    l AS (
+      SELECT b, btpo_next,
+             1 - (free_size + CASE WHEN $4 THEN 4 ELSE 0 END)::float8 / (page_size - 40) AS fill
+      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r'))
+    SELECT (SELECT count(*) FROM blocks),
+           (SELECT count(*) FROM l),
+           (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l),
+           (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l),
+           (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l)
+    $q$, s)
+    INTO read, leaves, avg_leaf_density, leaf_fragmentation, err USING idx, nblocks, sample_pages, exact_gap;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- pageinspect checks for a superuser inside its functions, whatever their grants.
+    note := format('leaf density not sampled: the role may not run %s.bt_page_stats (%s)', s, SQLERRM);
+    RETURN NEXT;
+    RETURN;
+  END;
+  IF read >= nblocks - 1 THEN
+    leaf_pages := leaves;
+    note := format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', nblocks);
+  ELSE
+    leaf_pages := round(leaves * (nblocks - 1)::numeric / read);
+    err := err * sqrt(greatest(1 - leaves::float8 / greatest(leaf_pages, 1), 0));
+    note := format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
+                   read + 1, nblocks, leaves, round(err::numeric, 2));
+  END IF;
+  RETURN NEXT;
+END $$;
+
 -- Each key's row of keybench_audit, as plain SQL fills it: the catalog, the key's kind from its
 -- default and its values (the same functions, the same bounded sample), the index's density
 -- (pgstatindex, for indexes up to density_size_limit bytes, as keybench_audit measures them), the
@@ -46,6 +122,7 @@ DECLARE
   d record;
   sb bigint := (SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers');
   notes text[];
+  measured boolean;
 BEGIN
   FOR k IN SELECT * FROM keybench.audit_keys(schema_name) LOOP
     r := NULL;
@@ -55,9 +132,17 @@ BEGIN
       vals := keybench.audit_values(k.table_oid::regclass, k."column", sample_pages);
     END IF;
     SELECT * INTO c FROM keybench.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
+    -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
+    -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
     d := NULL;
+    measured := false;
     IF k.readable AND k.index_bytes <= density_size_limit THEN
       SELECT * INTO d FROM keybench.audit_density(k.index_oid::regclass);
+      notes := notes || d.note;
+      measured := d.avg_leaf_density IS NOT NULL;
+    END IF;
+    IF k.readable AND NOT measured THEN
+      SELECT * INTO d FROM keybench.audit_density_sampled(k.index_oid::regclass, 2000);
       notes := notes || d.note;
     END IF;
     r.schema_name := k.schema;
@@ -107,5 +192,5 @@ VALUES
    'a window over the running server that reads its WAL by relation (keybench_audit(sample => ...)) needs keybench''s library'),
   ('inserts_per_sec, wal_per_inserted_row, rows_per_day, checkpoints_per_hour, rows_per_checkpoint, r_over_l, projected_wal_saving_per_day, days_to_shared_buffers, with_children_days_to_shared_buffers, days_to_ram, io_cost_per_month',
    'the rates and the cost curve''s projection are keybench''s library''s'),
-  ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where pgstattuple is missing or the role may not run pgstatindex (sources says which)')
+  ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where neither pgstattuple''s pgstatindex (up to density_size_limit) nor pageinspect''s bt_page_stats (a sample of 2,000 pages, at any size) is installed and may be run by the role (sources says which)')
 $$;

@@ -27,6 +27,14 @@
 \else
 \set density_size_limit 104857600
 \endif
+-- A hot standby refuses the temporary functions this file is made of: say so, and what runs there.
+DO $standby$ BEGIN
+  IF pg_is_in_recovery() THEN
+    RAISE EXCEPTION 'keybench-audit.sql cannot run on a standby: it creates temporary functions, which a server in recovery refuses'
+      USING ERRCODE = 'read_only_sql_transaction',
+            HINT = 'Run it on the primary; or, where keybench is installed, SELECT * FROM keybench_audit() runs on the standby.';
+  END IF;
+END $standby$;
 BEGIN;
 SET LOCAL client_min_messages = warning;
 
@@ -219,38 +227,67 @@ BEGIN
   -- makes each a TID Range Scan (never a sequential scan).
   FOR i IN 0 .. k - 1 LOOP
     b := (i::bigint * tail_from) / k;
-    parts := parts || format('SELECT false AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
+    parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
                              col, tab, format('(%s,0)', b), format('(%s,0)', b + 1));
   END LOOP;
-  parts := parts || format('SELECT true AS newest, ctid AS t, %I AS key FROM %s WHERE ctid >= %L::tid',
+  parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid',
                            col, tab, format('(%s,0)', tail_from));
   q := format($q$
     WITH s AS MATERIALIZED (%s),
-    v AS MATERIALIZED (
-      SELECT s.newest, s.t, s.key, f.form, f.prefix, f.version, f.ms,
+    -- The newest rows, by the age of the transaction that wrote each row (xmin), rows of one
+    -- transaction by their place in the heap: wherever a row was put (the table's end, or free
+    -- space after deletes), its xmin says when, and the rows of a table loaded in one transaction
+    -- are ordered as written. Ranked for the order: the youngest quarter of each class's sampled
+    -- rows (at least 30 of 60 or more; newest_in_class), or of them all (newest). What the
+    -- inserts make now (a switch of version): the youngest twentieth of the sample, at least 10 (latest).
+    f AS MATERIALIZED (
+      SELECT s.t, s.key, s.xage, f.form, f.prefix, f.version, f.ms,
              CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
                   WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
       FROM s, pg_temp.audit_value(s.key::text, %L) f
       WHERE s.key IS NOT NULL),
+    v AS MATERIALIZED (
+      SELECT f.*,
+             row_number() OVER young <= greatest(count(*) OVER () / 4, least(30, count(*) OVER () / 2)) AS newest,
+             row_number() OVER (PARTITION BY f.class ORDER BY f.xage, f.t DESC)
+               <= greatest(count(*) OVER (PARTITION BY f.class) / 4, least(30, count(*) OVER (PARTITION BY f.class) / 2))
+               AS newest_in_class,
+             row_number() OVER young <= greatest(count(*) OVER () / 20, least(10, count(*) OVER ())) AS latest
+      FROM f WINDOW young AS (ORDER BY f.xage, f.t DESC)),
+    -- Each newest key's rank among the older sampled keys (of its class, and of all): the share
+    -- of them below it, counted in one pass over the keys in order (a key index's keys are
+    -- distinct, so the older keys up to a newest one are those below it).
     ranked AS (
-      SELECT n.class, n.t,
-             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class AND r.key < n.key)::float8
-               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest AND r.class = n.class), 0) AS rank,
-             (SELECT count(*) FROM v r WHERE NOT r.newest AND r.key < n.key)::float8
-               / nullif((SELECT count(*) FROM v r WHERE NOT r.newest), 0) AS rank_all
-      FROM v n WHERE n.newest)
+      SELECT w.class, w.old_below::float8 / nullif(w.old_in_class, 0) AS rank
+      FROM (SELECT v.class, v.newest_in_class,
+                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class) AS old_in_class
+            FROM v) w
+      WHERE w.newest_in_class),
+    ranked_all AS (
+      SELECT w.old_below::float8 / nullif(w.old_all, 0) AS rank_all
+      FROM (SELECT v.newest,
+                   count(*) FILTER (WHERE NOT v.newest) OVER (ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest) OVER () AS old_all
+            FROM v) w
+      WHERE w.newest),
+    -- The class the inserts make now: the latest rows' most common.
+    now_class AS (SELECT class FROM v WHERE latest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1)
     SELECT jsonb_strip_nulls(jsonb_build_object(
       'pages', %s,
       'spread_pages', %s,
       'tail_pages', %s,
       'table_pages', %s,
       'rows', (SELECT count(*) FROM v),
-      'newest_rows', (SELECT count(*) FROM v WHERE newest),
+      'newest_rows', (SELECT count(*) FROM v WHERE latest),
+      'transactions', (SELECT count(DISTINCT xage) FROM v),
+      'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),
+      'newest_in_tail', (SELECT count(*) FROM v WHERE newest_in_class AND class = (TABLE now_class) AND t >= %L::tid),
       'forms', (SELECT jsonb_object_agg(form, n) FROM (SELECT form, count(*) AS n FROM v GROUP BY form) x),
       'prefixes', (SELECT jsonb_object_agg(prefix, n) FROM (SELECT prefix, count(*) AS n FROM v WHERE prefix <> '' GROUP BY prefix) x),
       'versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE version IS NOT NULL GROUP BY version) x),
-      'newest_versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE newest AND version IS NOT NULL GROUP BY version) x),
-      'newest_class', (SELECT class FROM v WHERE newest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1),
+      'newest_versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE latest AND version IS NOT NULL GROUP BY version) x),
+      'newest_class', (TABLE now_class),
       'v7_first_ms', (SELECT min(ms) FROM v WHERE version = 'v7'),
       'v7_last_ms', (SELECT max(ms) FROM v WHERE version = 'v7'),
       'ulid_first_ms', (SELECT min(ms) FROM v WHERE form = 'ulid'),
@@ -266,14 +303,15 @@ BEGIN
                                     WHEN bool_and(key::text ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
                                     WHEN bool_and(key::text ~ '^[0-9A-Za-z_-]+$') THEN 'url-safe'
                                     ELSE 'mixed' END FROM v WHERE form = 'text'),
-      'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL),
-      'ranked_rows', (SELECT count(rank) FROM ranked),
-      'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked WHERE rank_all IS NOT NULL),
-      'ranked_rows_all', (SELECT count(rank_all) FROM ranked),
+      'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL AND class = (TABLE now_class)),
+      'ranked_rows', (SELECT count(rank) FROM ranked WHERE class = (TABLE now_class)),
+      'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked_all WHERE rank_all IS NOT NULL),
+      'ranked_rows_all', (SELECT count(rank_all) FROM ranked_all),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
       'highest_key_is_newest', %L::tid >= %L::tid))
     $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid,
-        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, top_tid, format('(%s,0)', tail_from));
+        k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from),
+        top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
   RETURN result;
 END $$;
@@ -602,6 +640,82 @@ BEGIN
   RETURN NEXT;
 END $$;
 
+-- The same figures estimated from a sample of `sample_pages` blocks drawn at random, read with
+-- contrib pageinspect's bt_page_stats (as keybench_density(index, sample_pages) reads them), where
+-- pageinspect is installed and the role may run it (by default a superuser; a managed service's
+-- admin role usually may), or NULLs and why. avg_leaf_density is the sampled leaves' (every page
+-- has the same room), with the half-width of its 95% confidence interval; leaf_fragmentation the
+-- share of sampled leaves whose right sibling lies on an earlier block; leaf_pages scaled from the
+-- sample. bt_page_stats' free_size is PageGetFreeSpace (one line pointer less than the gap, 0 when
+-- the gap is 4 bytes or less); on PostgreSQL 18, whose pgstatindex counts the whole gap, the 4 bytes
+-- are added back (a full page's gap, 0 or 4 bytes, then reads 4).
+CREATE FUNCTION pg_temp.audit_density_sampled(idx regclass, sample_pages int)
+RETURNS TABLE (leaf_pages bigint, avg_leaf_density float8, leaf_fragmentation float8, note text)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  s text;
+  nblocks bigint := pg_relation_size(idx) / current_setting('block_size')::int;
+  read bigint;
+  leaves bigint;
+  err float8;
+  exact_gap boolean := current_setting('server_version_num')::int >= 180000;
+BEGIN
+  SELECT quote_ident(n.nspname) INTO s
+    FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pageinspect';
+  IF s IS NULL THEN
+    note := 'leaf density not sampled: pageinspect is not installed in this database (CREATE EXTENSION pageinspect, as a role that may run bt_page_stats, samples it)';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF to_regprocedure(s || '.bt_page_stats(text, bigint)') IS NULL
+     OR NOT has_function_privilege(s || '.bt_page_stats(text, bigint)', 'EXECUTE') THEN
+    note := format('leaf density not sampled: the role may not run %s.bt_page_stats (pageinspect''s functions are a superuser''s unless granted)', s);
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF nblocks < 2 THEN
+    note := 'leaf density: the index is empty';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  BEGIN
+  EXECUTE format($q$
+    WITH blocks AS (
+      SELECT b FROM generate_series(1, $2 - 1) b WHERE $2 - 1 <= $3
+      UNION
+      SELECT 1 + floor(random() * ($2 - 1))::bigint FROM generate_series(1, $3) WHERE $2 - 1 > $3),
+    p AS (
+      SELECT b, st.*
+      FROM blocks, %s.bt_page_stats($1::text, b) st),
+    l AS (
+      SELECT b, btpo_next,
+             1 - (free_size + CASE WHEN $4 THEN 4 ELSE 0 END)::float8 / (page_size - 40) AS fill
+      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r'))
+    SELECT (SELECT count(*) FROM blocks),
+           (SELECT count(*) FROM l),
+           (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l),
+           (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l),
+           (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l)
+    $q$, s)
+    INTO read, leaves, avg_leaf_density, leaf_fragmentation, err USING idx, nblocks, sample_pages, exact_gap;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- pageinspect checks for a superuser inside its functions, whatever their grants.
+    note := format('leaf density not sampled: the role may not run %s.bt_page_stats (%s)', s, SQLERRM);
+    RETURN NEXT;
+    RETURN;
+  END;
+  IF read >= nblocks - 1 THEN
+    leaf_pages := leaves;
+    note := format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', nblocks);
+  ELSE
+    leaf_pages := round(leaves * (nblocks - 1)::numeric / read);
+    err := err * sqrt(greatest(1 - leaves::float8 / greatest(leaf_pages, 1), 0));
+    note := format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
+                   read + 1, nblocks, leaves, round(err::numeric, 2));
+  END IF;
+  RETURN NEXT;
+END $$;
+
 -- Each key's row of keybench_audit, as plain SQL fills it: the catalog, the key's kind from its
 -- default and its values (the same functions, the same bounded sample), the index's density
 -- (pgstatindex, for indexes up to density_size_limit bytes, as keybench_audit measures them), the
@@ -618,6 +732,7 @@ DECLARE
   d record;
   sb bigint := (SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers');
   notes text[];
+  measured boolean;
 BEGIN
   FOR k IN SELECT * FROM pg_temp.audit_keys(schema_name) LOOP
     r := NULL;
@@ -627,9 +742,17 @@ BEGIN
       vals := pg_temp.audit_values(k.table_oid::regclass, k."column", sample_pages);
     END IF;
     SELECT * INTO c FROM pg_temp.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
+    -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
+    -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
     d := NULL;
+    measured := false;
     IF k.readable AND k.index_bytes <= density_size_limit THEN
       SELECT * INTO d FROM pg_temp.audit_density(k.index_oid::regclass);
+      notes := notes || d.note;
+      measured := d.avg_leaf_density IS NOT NULL;
+    END IF;
+    IF k.readable AND NOT measured THEN
+      SELECT * INTO d FROM pg_temp.audit_density_sampled(k.index_oid::regclass, 2000);
       notes := notes || d.note;
     END IF;
     r.schema_name := k.schema;
@@ -679,7 +802,7 @@ VALUES
    'a window over the running server that reads its WAL by relation (keybench_audit(sample => ...)) needs keybench''s library'),
   ('inserts_per_sec, wal_per_inserted_row, rows_per_day, checkpoints_per_hour, rows_per_checkpoint, r_over_l, projected_wal_saving_per_day, days_to_shared_buffers, with_children_days_to_shared_buffers, days_to_ram, io_cost_per_month',
    'the rates and the cost curve''s projection are keybench''s library''s'),
-  ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where pgstattuple is missing or the role may not run pgstatindex (sources says which)')
+  ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where neither pgstattuple''s pgstatindex (up to density_size_limit) nor pageinspect''s bt_page_stats (a sample of 2,000 pages, at any size) is installed and may be run by the role (sources says which)')
 $$;
 
 \echo keybench-audit.sql: the keys

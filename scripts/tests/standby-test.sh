@@ -54,6 +54,23 @@ on_primary=$(q "$audit_q")
 check "keybench_audit on the standby: every key, with the primary's kinds, findings and measured density" \
   "$on_primary" "$(sq "$audit_q")"
 like "the primary's audit read both keys" '^standby_ids .* ok t, standby_v4 uuid v4 \(random\) random uuid default t$' "$on_primary"
+# Above density_size_limit (0: every index) the density comes from a sample of 2,000 pages, which
+# covers these indexes: the same figures as on the primary.
+dens_q="SELECT string_agg(format('%s %s %s %s', table_name, leaf_pages, avg_leaf_density, leaf_fragmentation), ', ' ORDER BY table_name)
+        FROM keybench_audit('public', density_size_limit => 0)"
+check "keybench_audit on the standby above the size limit: the sampled density, the primary's" \
+  "$(q "$dens_q")" "$(sq "$dens_q")"
+# A sample window on the standby: it ends, and sources say what the standby could not measure.
+win=$(sq "SELECT string_agg(table_name || ': ' || coalesce(wal_bytes::text, 'NULL') || ' | ' || sources, E'\n' ORDER BY table_name)
+          FROM keybench_audit('public', sample => '1 s')")
+like "keybench_audit(sample => ...) on the standby ends with a row per key" "^standby_ids: .*standby_v4: " "$(tr '\n' ' ' <<< "$win")"
+echo "# the standby's sample window: $win" | head -c 2000; echo
+# keybench-audit.sql is made of temporary functions, which a standby refuses: it says so, and
+# what runs there, with psql's exit status for an error (3 under ON_ERROR_STOP).
+plain=$("$PGBIN/psql" -X -h "$sdir/sock" -p "$sport" -U postgres -d postgres -f sql/keybench-audit.sql 2>&1); plain_status=$?
+check "keybench-audit.sql on the standby stops with an error (psql's exit status 3)" 3 "$plain_status"
+like "... saying it cannot run on a standby, and that keybench_audit can" \
+  "cannot run on a standby.*keybench_audit\(\) runs on the standby" "$(tr '\n' ' ' <<< "$plain")"
 q "DROP TABLE standby_v4, standby_ids" >/dev/null
 
 # A run waiting for the standby: 20 batches.

@@ -45,6 +45,14 @@ HEAD = """\
 \\else
 \\set density_size_limit 104857600
 \\endif
+-- A hot standby refuses the temporary functions this file is made of: say so, and what runs there.
+DO $standby$ BEGIN
+  IF pg_is_in_recovery() THEN
+    RAISE EXCEPTION 'keybench-audit.sql cannot run on a standby: it creates temporary functions, which a server in recovery refuses'
+      USING ERRCODE = 'read_only_sql_transaction',
+            HINT = 'Run it on the primary; or, where keybench is installed, SELECT * FROM keybench_audit() runs on the standby.';
+  END IF;
+END $standby$;
 BEGIN;
 SET LOCAL client_min_messages = warning;
 """

@@ -40,7 +40,7 @@ pub struct Measured {
     pub since_note: String,
 }
 
-pub use sql::{measure, wal_reader};
+pub use sql::{in_recovery, measure, wal_reader};
 mod sql {
     use super::*;
     use crate::pg::spi::{one, row, rows};
@@ -272,9 +272,26 @@ mod sql {
         crate::pg::spi::run("SELECT pg_catalog.pg_stat_clear_snapshot()", &[]);
     }
 
+    /// The server's WAL position `which` (pg_current_wal_insert_lsn, pg_current_wal_flush_lsn); on
+    /// a standby, where neither may be called, the WAL replayed so far (the primary's, as this
+    /// server has it).
     fn lsn(which: &str) -> String {
+        let which = if in_recovery() {
+            "pg_last_wal_replay_lsn"
+        } else {
+            which
+        };
         one::<String>(&format!("SELECT pg_catalog.{which}()::text"), &[]).unwrap_or_default()
     }
+
+    /// Whether this server is a standby (in recovery).
+    pub fn in_recovery() -> bool {
+        // SAFETY: reads shared memory state; callable in any backend.
+        unsafe { pg_sys::RecoveryInProgress() }
+    }
+
+    /// What a standby cannot measure of the primary's load, for `sources`.
+    const STANDBY_NOTE: &str = "on a standby: the WAL by index is the primary's, as replayed here (pg_last_wal_replay_lsn); inserts, blocks read, checkpoints and the rates and projection that rest on them are NULL, since replay counts none of them in this server's statistics (the primary's audit has them)";
 
     fn lsn_diff(a: &str, b: &str) -> i64 {
         one::<i64>(
@@ -288,6 +305,21 @@ mod sql {
     /// `wal_limit` bytes of it were written), or, without a window, read the statistics since their
     /// last reset.
     pub fn measure(window: Option<f64>, wal_limit: i64) -> Measured {
+        let mut m = measure_here(window, wal_limit);
+        if in_recovery() {
+            m.tables = HashMap::new();
+            m.checkpoints = None;
+            m.checkpoints_per_hour = None;
+            m.checkpoints_note = STANDBY_NOTE.into();
+            if !m.sampled {
+                m.seconds = None;
+                m.since_note = STANDBY_NOTE.into();
+            }
+        }
+        m
+    }
+
+    fn measure_here(window: Option<f64>, wal_limit: i64) -> Measured {
         let (checkpoints0, since_reset, never_reset) = checkpoints();
         let checkpoints_per_hour = match (checkpoints0, since_reset) {
             (Some(n), Some(s)) if s > 0.0 => Some(n as f64 * 3600.0 / s),
