@@ -225,3 +225,25 @@ SELECT table_name, key_kind, insert_order, finding,
        substring(sources FROM 'from ([0-9]+) of the sample''s [0-9]+ transactions')::int > 1 AS several_transactions
 FROM keybench_audit('wide', sample_pages => 200) ORDER BY table_name;
 DROP SCHEMA wide CASCADE;
+-- uuid v1 in a uuid column: its clock's low 32 bits come first, so its keys wrap in byte order
+-- every 429.5 s. 20,000 keys made 0.1 s apart (2,000 s: more than 4 wraps), in time order, in 10
+-- transactions: the verdict names the wrap as the cause.
+CREATE SCHEMA v1;
+CREATE TABLE v1.events (id uuid PRIMARY KEY, n int);
+DO $$
+DECLARE t0 bigint := 139000000000000000;  -- 100 ns units since 1582-10-15: a day in 2023
+BEGIN
+  FOR i IN 0..9 LOOP
+    INSERT INTO v1.events
+    SELECT (lpad(to_hex(t & 4294967295), 8, '0') || lpad(to_hex((t >> 32) & 65535), 4, '0') || '1'
+            || lpad(to_hex((t >> 48) & 4095), 3, '0') || lpad(to_hex(32768 + g % 4096), 4, '0')
+            || '0a1b2c3d4e5f')::uuid, g
+    FROM generate_series(i * 2000 + 1, i * 2000 + 2000) g, LATERAL (SELECT t0 + g::bigint * 1000000 AS t) x;
+    COMMIT;
+  END LOOP;
+END $$;
+SELECT key_kind, finding, avg_leaf_density < 75 AS leaves_thinned, verdict LIKE '%wrap every 429.5 s%' AS wrap_named,
+       verdict LIKE '%UUID v6 (the same fields, time first) or v7 sort by time%' AS what_sorts
+FROM keybench_audit('v1');
+
+DROP SCHEMA v1 CASCADE;

@@ -271,6 +271,31 @@ mod sql {
         out
     }
 
+    /// The table's row counters since the statistics' reset (the cause of a low leaf density).
+    fn churn(table: pg_sys::Oid) -> Option<Churn> {
+        #[derive(serde::Deserialize)]
+        struct C {
+            inserted: i64,
+            deleted: i64,
+            updated_not_hot: i64,
+            dead: i64,
+            live: i64,
+        }
+        row::<C>(
+            "SELECT n_tup_ins AS inserted, n_tup_del AS deleted, n_tup_upd - n_tup_hot_upd AS updated_not_hot,
+                    n_dead_tup AS dead, n_live_tup AS live
+             FROM pg_catalog.pg_stat_all_tables WHERE relid = $1",
+            &[table.into()],
+        )
+        .map(|c| Churn {
+            inserted: c.inserted,
+            deleted: c.deleted,
+            updated_not_hot: c.updated_not_hot,
+            dead: c.dead,
+            live: c.live,
+        })
+    }
+
     /// Blocks the audit reads of an index above the size limit (`keybench_density(index,
     /// sample_pages)`), whatever its size.
     pub const AUDIT_SAMPLE_PAGES: u32 = 2000;
@@ -664,6 +689,7 @@ mod sql {
                 references: children.len() as i64,
                 unindexed_references: unindexed,
                 distributed: spread.map(|s| s.note),
+                churn: churn(r.table_oid),
             };
             let text = verdict(kind, finding, &facts);
             // What this key costs the server, measured, and the projection.

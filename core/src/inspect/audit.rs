@@ -275,6 +275,96 @@ pub struct Facts {
     /// For a Citus distributed table: how it is spread (a sentence), its figures being the
     /// shards' together.
     pub distributed: Option<String>,
+    /// The table's rows written, deleted and updated, from pg_stat_all_tables (None: not read).
+    pub churn: Option<Churn>,
+}
+
+/// A table's row counters since the statistics' reset (pg_stat_all_tables), which say whether
+/// deletes and updates could have emptied its key index's leaves.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Churn {
+    pub inserted: i64,
+    pub deleted: i64,
+    /// Updates that were not HOT: each puts a new entry in every index, the key's too.
+    pub updated_not_hot: i64,
+    pub dead: i64,
+    pub live: i64,
+}
+
+impl Churn {
+    /// Whether deletes and non-HOT updates are enough to thin the leaves: a tenth of the rows
+    /// inserted, or dead rows a tenth of the live ones.
+    pub fn thins_leaves(&self) -> bool {
+        (self.inserted > 0 && (self.deleted + self.updated_not_hot) * 10 >= self.inserted)
+            || (self.live > 0 && self.dead * 10 >= self.live)
+    }
+}
+
+/// Why an index's leaves are below 75% full, with the figures the cause rests on, and whether a
+/// REINDEX would hold (false: the next inserts undo it).
+pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
+    // Measured in order, or not measured for a kind whose generator orders its keys.
+    let ordered_now = f.insert_order == "in order"
+        || (f.insert_order == "unknown"
+            && matches!(
+                kind,
+                KeyKind::Identity | KeyKind::Sequence | KeyKind::Snowflake | KeyKind::SnowflakeLike
+            ));
+    if kind == KeyKind::UuidV1 && f.key_form.as_deref() == Some("uuid") {
+        return (
+            "uuid v1 stores the low 32 bits of its clock (100 ns units) first, so in a uuid column's byte \
+             order its keys wrap every 429.5 s: a load longer than that sweeps its inserts through the \
+             middle of the index, as random keys do"
+                .into(),
+            false,
+        );
+    }
+    if let Some(c) = f.churn.filter(Churn::thins_leaves) {
+        let sentence = format!(
+            "deletes and updates: {} rows deleted and {} updated outside HOT against {} inserted, {} dead \
+             now against {} live (pg_stat_all_tables, since the statistics' reset)",
+            c.deleted, c.updated_not_hot, c.inserted, c.dead, c.live
+        );
+        return (sentence, ordered_now);
+    }
+    if ordered_now {
+        return (
+            "keys that came earlier and out of order (another generator before, a backfill, rows copied \
+             in): no deletes or updates to speak of are counted, and the newest rows' keys land in order \
+             (measured), so new leaves fill to the right edge"
+                .into(),
+            true,
+        );
+    }
+    let unit = match kind {
+        KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::UuidV7 | KeyKind::UuidV7Text => Some(
+            "a millisecond (its time field's unit; a generator without a counter orders the keys of \
+             one millisecond at random)",
+        ),
+        _ => None,
+    };
+    if let (Some(unit), "partly in order") = (unit, f.insert_order.as_str()) {
+        return (
+            format!(
+                "keys that share {unit} land at random among themselves: once more keys arrive in one \
+                 unit than a leaf holds, inserts split leaves in the middle, and the newest rows' keys are \
+                 only partly in order (measured)"
+            ),
+            false,
+        );
+    }
+    (
+        format!(
+            "not measured: no deletes or updates to speak of are counted, and new rows' keys land {} \
+             (measured)",
+            match f.insert_order.as_str() {
+                "unknown" => "in an order the sample could not tell",
+                "random" => "at random",
+                _ => "partly in order",
+            }
+        ),
+        false,
+    )
 }
 
 fn mb(bytes: i64) -> String {
@@ -333,7 +423,7 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             f.table, f.column, f.uuidv7_call
         )),
         Finding::SwitchedToV7 => {
-            // Measured from the newest rows (the table's last pages), not assumed: another
+            // Measured from the newest rows (the sample's latest by xmin), not assumed: another
             // writer may still make v4 keys.
             let newest = match f.newest_kinds.as_deref() {
                 Some(n) if n.split(", ").any(|k| k.starts_with("v4 ")) => format!(
@@ -345,9 +435,7 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                     "The newest rows' keys are all v7 ({n}): new rows land in order among the v7 keys, \
                      and the v4 keys' leaves take no more inserts; they keep their density"
                 ),
-                None => "Whether new rows still get v4 keys was not measured (no rows sampled from the \
-                         table's last pages)"
-                    .into(),
+                None => "Whether new rows still get v4 keys was not measured (no rows sampled)".into(),
             };
             out.push(format!(
                 "Switched to UUID v7 ({size}; {density}): its keys are {}{}. {newest}. REINDEX INDEX \
@@ -429,17 +517,36 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
              change type with it).",
             f.type_name, f.table, f.column, f.column
         )),
-        Finding::KeysLandAtRandom => out.push(format!(
-            "The newest rows' keys land anywhere in the index ({size}; {density}): whatever its \
-             kind says, the key is not inserted in order, and every insert may touch another leaf."
-        )),
-        Finding::LowLeafDensity => out.push(format!(
-            "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}): the index has \
-             been bloated by random inserts or deletes. REINDEX INDEX CONCURRENTLY at a quiet hour would \
-             rebuild it at about {} (estimate: size x density / 90).",
-            f.density.unwrap_or(0.0),
-            rebuilt(f.density.unwrap_or(90.0))
-        )),
+        Finding::KeysLandAtRandom => {
+            out.push(format!(
+                "The newest rows' keys land anywhere in the index ({size}; {density}): whatever its \
+                 kind says, the key is not inserted in order, and every insert may touch another leaf."
+            ));
+            if kind == KeyKind::UuidV1 && f.key_form.as_deref() == Some("uuid") {
+                out.push(format!(
+                    "Why: {}. UUID v6 (the same fields, time first) or v7 sort by time.",
+                    low_density_cause(kind, f).0
+                ));
+            }
+        }
+        Finding::LowLeafDensity => {
+            let (cause, holds) = low_density_cause(kind, f);
+            out.push(format!(
+                "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}). Cause: {cause}.",
+                f.density.unwrap_or(0.0)
+            ));
+            out.push(if holds {
+                format!(
+                    "REINDEX INDEX CONCURRENTLY at a quiet hour would rebuild it at about {} (estimate: size x \
+                     density / 90), and new rows landing at the right edge keep it so.",
+                    rebuilt(f.density.unwrap_or(90.0))
+                )
+            } else {
+                "A REINDEX would not hold: the next inserts split its leaves again. The key's generator is \
+                 what would change it."
+                    .into()
+            });
+        }
         Finding::TooSmallToJudge => out.push(format!(
             "Too small to judge ({size}; {density}, {} leaf pages): an index's leaf density settles only \
              after many page splits, and one of fewer than {} leaves can have any; below that size \
@@ -1019,15 +1126,81 @@ mod unit_tests {
                 ),
             "{v}"
         );
+        // Low leaf density comes with its measured cause, and a REINDEX only where it holds.
         let v = verdict(
             KeyKind::Identity,
             Finding::LowLeafDensity,
             &Facts {
                 density: Some(60.0),
+                insert_order: "in order".into(),
                 ..f.clone()
             },
         );
-        assert!(v.contains("26.7 MB"), "{v}");
+        assert!(
+            v.contains("Cause: keys that came earlier and out of order")
+                && v.contains("rebuild it at about 26.7 MB"),
+            "{v}"
+        );
+        let churned = Churn {
+            inserted: 1000,
+            deleted: 300,
+            updated_not_hot: 0,
+            dead: 0,
+            live: 700,
+        };
+        let v = verdict(
+            KeyKind::Identity,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(60.0),
+                insert_order: "unknown".into(),
+                churn: Some(churned),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("Cause: deletes and updates: 300 rows deleted and 0 updated outside HOT against 1000 inserted")
+                && v.contains("REINDEX INDEX CONCURRENTLY"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UuidV1,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(52.0),
+                insert_order: "in order".into(),
+                key_form: Some("uuid".into()),
+                churn: Some(Churn::default()),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("wrap every 429.5 s")
+                && v.contains("A REINDEX would not hold")
+                && !v.contains("REINDEX INDEX"),
+            "{v}"
+        );
+        let v = verdict(
+            KeyKind::UlidText,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(68.0),
+                insert_order: "partly in order".into(),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("keys that share a millisecond") && v.contains("A REINDEX would not hold"),
+            "{v}"
+        );
+        assert!(!Churn {
+            inserted: 1000,
+            deleted: 50,
+            updated_not_hot: 40,
+            dead: 10,
+            live: 950
+        }
+        .thins_leaves());
         let v = verdict(
             KeyKind::UuidV7Text,
             Finding::UuidText,
