@@ -72,8 +72,10 @@ BEGIN
   EXECUTE format($q$
     WITH blocks AS (
       SELECT b FROM generate_series(1, $2 - 1) b WHERE $2 - 1 <= $3
-      UNION
-      SELECT 1 + floor(random() * ($2 - 1))::bigint FROM generate_series(1, $3) WHERE $2 - 1 > $3),
+      UNION ALL
+      (SELECT d.b FROM (SELECT DISTINCT 1 + floor(random() * ($2 - 1))::bigint AS b
+                        FROM generate_series(1, $3 + $3 / 10 + 10) WHERE $2 - 1 > $3) d
+       ORDER BY random() LIMIT $3)),
     p AS (
       SELECT b, st.*
       FROM blocks, %s.bt_page_stats($1::text, b) st),
@@ -101,7 +103,7 @@ BEGIN
     leaf_pages := round(leaves * (nblocks - 1)::numeric / read);
     err := err * sqrt(greatest(1 - leaves::float8 / greatest(leaf_pages, 1), 0));
     note := format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
-                   read + 1, nblocks, leaves, round(err::numeric, 2));
+                   read, nblocks, leaves, round(err::numeric, 2));
   END IF;
   RETURN NEXT;
 END $$;
