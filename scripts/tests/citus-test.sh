@@ -6,7 +6,8 @@
 #   - keybench_run(..., distributed => true) for bigint, snowflake, uuidv7, uuidv4: the table is
 #     hash-distributed, every row lands, per-node WAL and per-shard density are recorded, and the
 #     run's totals are the nodes' and shards' together
-#   - keybench_shard_density and keybench_audit on a distributed table; export and import
+#   - keybench_shard_density and keybench_audit on a distributed table and a reference table (one
+#     copy's size and rows); export and import
 #   - snowflake ids unique across nodes: six sessions insert at once, two on each node, with the
 #     default evaluated on the coordinator and on the workers
 #   - keybench.node_id per node; errors (keybench_read/keybench_probe on a distributed run, copy)
@@ -80,6 +81,15 @@ check "keybench_audit: a distributed uuidv4 table, its shards' index bytes and d
                a.verdict LIKE '%Change the default to UUID v7%Distributed by Citus over 6 shard placements on 2 nodes%leaf density per shard%'
         FROM keybench_audit('keybench') a JOIN keybench.runs r ON a.table_name = 'run_' || r.run_id || '_uuidv4'
         WHERE r.run_id = $u4")"
+# A reference table: a copy of its rows on every node. Its size and rows are one copy's, not the
+# copies' sum.
+q "CREATE TABLE ref_keys (id bigint PRIMARY KEY, pad text); SELECT create_reference_table('ref_keys');
+   INSERT INTO ref_keys SELECT g, 'x' FROM generate_series(1, 5000) g; ANALYZE ref_keys" >/dev/null
+check "keybench_audit: a reference table's index bytes and rows are one copy's, and the verdict says so" "t|5000|t" \
+  "$(q "SELECT a.index_bytes = (SELECT result::bigint FROM run_command_on_shards('ref_keys', \$\$SELECT pg_catalog.pg_indexes_size('%s')\$\$)),
+               a.row_estimate, a.verdict LIKE '%copies of the same rows%one copy of each shard''s%'
+        FROM keybench_audit('public') a WHERE a.table_name = 'ref_keys'")"
+q "DROP TABLE ref_keys" >/dev/null
 imported=$(q "SELECT run_id FROM keybench_import(keybench_export(ARRAY[$u4]::bigint[]))")
 check "keybench_export/keybench_import carry a distributed run's nodes and shards" "t|t" \
   "$(q "SELECT (SELECT array_agg((node, coordinator, lsn_start, wal_bytes, wal_fpi, shards, index_bytes, avg_leaf_density) ORDER BY node) FROM keybench.run_nodes WHERE run_id = $imported)

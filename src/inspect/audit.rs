@@ -56,6 +56,14 @@ mod sql {
         note: String,
     }
 
+    /// The first placement of each shard (placements come ordered by shard).
+    fn one_copy_per_shard(all: Vec<citus::ShardFigures>) -> Vec<citus::ShardFigures> {
+        let mut seen = std::collections::HashSet::new();
+        all.into_iter()
+            .filter(|s| seen.insert(s.shard_id))
+            .collect()
+    }
+
     fn spread(r: &Row, ext: &str, measure: Option<bool>, limit: i64) -> Spread {
         let sizes = match citus::shard_figures(r.index_oid, ext, false) {
             Ok(s) => s,
@@ -68,6 +76,10 @@ mod sql {
                 }
             }
         };
+        // A shard may have several placements holding the same rows (a reference table's copy on
+        // every node, shard_replication_factor above 1): its size and rows are one copy's.
+        let copies = sizes.len();
+        let sizes = one_copy_per_shard(sizes);
         let index_bytes = sizes.iter().map(|s| s.index_bytes).sum();
         let rows = sizes.iter().map(|s| s.row_estimate).sum::<Option<i64>>();
         let nodes = {
@@ -76,16 +88,26 @@ mod sql {
             n.dedup();
             n.len()
         };
-        let mut note = format!(
-            "Distributed by Citus over {} shard placements on {nodes} nodes; the figures are all \
-             shards' together",
-            sizes.len()
-        );
+        let mut note = if copies > sizes.len() {
+            format!(
+                "Distributed by Citus: {} shard(s) in {copies} placements (copies of the same rows: a \
+                 reference table, or shard_replication_factor above 1); the figures are one copy of each \
+                 shard's, together",
+                sizes.len()
+            )
+        } else {
+            format!(
+                "Distributed by Citus over {} shard placements on {nodes} nodes; the figures are all \
+                 shards' together",
+                sizes.len()
+            )
+        };
         let measure = r.readable && measure.unwrap_or(index_bytes <= limit);
         let mut density = None;
         if measure {
             match citus::shard_figures(r.index_oid, ext, true) {
                 Ok(shards) => {
+                    let shards = one_copy_per_shard(shards);
                     let leaves: Vec<(i64, f64, f64)> = shards
                         .iter()
                         .map(|s| (s.leaf_pages, s.avg_leaf_density, s.leaf_fragmentation))
