@@ -623,9 +623,18 @@ BEGIN
     m := regexp_match(v, '^([A-Za-z][A-Za-z0-9]{0,7}[-_:])(.+)$');
     body := v;
     IF m IS NOT NULL AND (m[2] ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$'
-                          OR m[2] ~* '^[0-7][0-9a-hjkmnp-tv-z]{25}$') THEN
+                          OR m[2] ~* '^[0-7][0-9a-hjkmnp-tv-z]{25}$'
+                          OR m[2] ~ '^[0-9A-Za-z]{27}$') THEN
       prefix := m[1];
       body := m[2];
+    ELSE
+      -- A TypeID: a prefix of up to 63 lowercase letters and underscores, '_', and 26 lowercase
+      -- characters of Crockford's base32 (a uuid, v7 by the specification).
+      m := regexp_match(v, '^([a-z](?:[a-z_]{0,61}[a-z])?_)([0-7][0-9a-hjkmnp-tv-z]{25})$');
+      IF m IS NOT NULL THEN
+        prefix := m[1];
+        body := m[2];
+      END IF;
     END IF;
     IF body ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
       form := 'text36';
@@ -640,6 +649,45 @@ BEGIN
         acc := acc * 32 + d;
       END LOOP;
       ms := acc;
+      -- Bits 48-51 and 64-65 of the 128 (in characters 11 and 14 after the 2 bits of padding): a
+      -- uuid v7's version and variant, as a TypeID holds them (a ULID's are random there).
+      IF (strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ', upper(substr(body, 11, 1))) - 1) >> 1 = 7
+         AND ((strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ', upper(substr(body, 14, 1))) - 1) >> 2) & 3 = 2 THEN
+        version := 'v7';
+      END IF;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^[0-9a-f]{24}$' THEN
+      -- A MongoDB ObjectId's hex: 4 bytes of seconds since 1970, then random and a counter.
+      form := 'objectid';
+      ms := ('x' || substr(body, 1, 8))::bit(32)::bigint * 1000;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^c[0-9a-z]{24}$' THEN
+      -- A cuid (v1): 'c', the time in milliseconds in 8 characters of base36, then a counter, a
+      -- fingerprint and random characters.
+      form := 'cuid';
+      FOR i IN 2..9 LOOP
+        acc := acc * 36 + strpos('0123456789abcdefghijklmnopqrstuvwxyz', substr(body, i, 1)) - 1;
+      END LOOP;
+      ms := acc;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^[0-9A-Za-z]{27}$' THEN
+      -- A KSUID: 27 characters of base62 holding 160 bits, 4 bytes of seconds since 2014-05-13
+      -- 16:53:20 UTC (1400000000), then 16 random bytes.
+      DECLARE n numeric := 0;
+      BEGIN
+        FOR i IN 1..27 LOOP
+          n := n * 62 + strpos('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', substr(body, i, 1)) - 1;
+        END LOOP;
+        IF n < 2::numeric ^ 160 THEN
+          form := 'ksuid';
+          ms := ((floor(n / 2::numeric ^ 128) + 1400000000) * 1000)::bigint;
+        ELSE
+          form := 'text';
+        END IF;
+      END;
       RETURN NEXT;
       RETURN;
     ELSIF v ~ '^-?[0-9]{1,19}$' THEN
@@ -774,6 +822,8 @@ BEGIN
       'ulid_last_ms', (SELECT max(ms) FROM v WHERE form = 'ulid'),
       'nonrfc_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
       'nonrfc_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
+      'text_time_min_ms', (SELECT min(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
+      'text_time_max_ms', (SELECT max(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
       'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
       'int_max', (SELECT max(key::text::numeric) FROM v WHERE form = 'integer'),
       'text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) AS l, count(*) AS n FROM v WHERE form = 'text' GROUP BY 1) x),
@@ -897,6 +947,12 @@ BEGIN
         END
         || CASE WHEN main_form <> 'uuid' AND main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN ' as text' ELSE '' END
       WHEN main_form = 'ulid' THEN 'ulid as text'
+      -- Time-prefixed text whose every sampled time lies between 2009 and now: KSUID, ObjectId,
+      -- cuid (random characters of the same shape read as times anywhere from 1970 to 2150).
+      WHEN main_form IN ('ksuid', 'objectid', 'cuid')
+       AND (vals->>'text_time_min_ms')::bigint >= 1230768000000 AND (vals->>'text_time_max_ms')::bigint <= now_ms
+        THEN CASE main_form WHEN 'ksuid' THEN 'ksuid' WHEN 'objectid' THEN 'objectid as text' ELSE 'cuid' END
+      WHEN main_form IN ('ksuid', 'objectid', 'cuid') AND rows >= 20 THEN 'random text'
       WHEN main_form = 'integer' THEN
         CASE WHEN sf_epoch LIKE 'Twitter%' THEN 'snowflake'
              WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
@@ -942,7 +998,12 @@ BEGIN
     WHEN type_name = 'uuid' THEN 'uuid'
     WHEN main_form = 'text36' THEN 'text: 36 characters'
     WHEN main_form = 'hex32' THEN 'text: 32 hex digits'
+    WHEN main_form = 'ulid' AND coalesce((versions->>'v7')::bigint, 0) * 20 >= coalesce((forms->>'ulid')::bigint, 0) * 19
+      THEN 'text: 26 characters (TypeID: a uuid v7 in base32)'
     WHEN main_form = 'ulid' THEN 'text: 26 characters (ULID)'
+    WHEN main_form = 'ksuid' THEN 'text: 27 characters (KSUID: seconds since 2014-05-13, then 128 random bits)'
+    WHEN main_form = 'objectid' THEN 'text: 24 hex digits (ObjectId: seconds, then random and a counter)'
+    WHEN main_form = 'cuid' THEN 'text: 25 characters (cuid: c, then milliseconds in base36)'
     WHEN is_text AND main_form = 'text' THEN
       -- up to three lengths named, more as their range
       'text: ' || coalesce((SELECT CASE WHEN count(*) <= 3 THEN string_agg(l.key, ' or ' ORDER BY l.key::int)

@@ -125,7 +125,7 @@ if timed prefect-migrate "$venv/bin/prefect" server database upgrade -y; then
 else
   not_ok "prefect: prefect server database upgrade ($(tail -3 "$logs/prefect-migrate.log" | tr '\n' ' '))"
 fi
-driver libkeys "SQLAlchemy models whose keys advanced-alchemy, uuid-utils, python-ulid, snowflake-id, cuid2 make" \
+driver libkeys "SQLAlchemy models whose keys advanced-alchemy, uuid-utils, python-ulid, snowflake-id, cuid2, svix-ksuid, pymongo (bson), cuid, typeid-python, timeflake make" \
   "$py" "$here/libkeys.py"
 
 for db in "${dbs[@]}"; do psql -d "$db" -q -c "ANALYZE" >/dev/null; done

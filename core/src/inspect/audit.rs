@@ -29,6 +29,12 @@ pub enum KeyKind {
     Snowflake,
     /// A bigint whose top bits look like a time, from an epoch other than Twitter's.
     SnowflakeLike,
+    /// Text of 27 base62 characters: a KSUID, seconds since 2014-05-13 then 128 random bits.
+    Ksuid,
+    /// A MongoDB ObjectId as 24 hex digits: seconds, then random and a counter.
+    ObjectIdText,
+    /// A cuid (v1): 'c', the time in milliseconds in base36, a counter, a fingerprint, random.
+    Cuid,
     RandomText,
     /// Integers the application supplies (no default), with no time in them.
     Integer,
@@ -38,7 +44,7 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
-    pub const ALL: [KeyKind; 20] = [
+    pub const ALL: [KeyKind; 23] = [
         KeyKind::Identity,
         KeyKind::Sequence,
         KeyKind::UuidV4,
@@ -54,6 +60,9 @@ impl KeyKind {
         KeyKind::UlidText,
         KeyKind::Snowflake,
         KeyKind::SnowflakeLike,
+        KeyKind::Ksuid,
+        KeyKind::ObjectIdText,
+        KeyKind::Cuid,
         KeyKind::RandomText,
         KeyKind::Integer,
         KeyKind::Expression,
@@ -78,6 +87,9 @@ impl KeyKind {
             KeyKind::UlidText => "ulid as text",
             KeyKind::Snowflake => "snowflake",
             KeyKind::SnowflakeLike => "snowflake-like integer",
+            KeyKind::Ksuid => "ksuid",
+            KeyKind::ObjectIdText => "objectid as text",
+            KeyKind::Cuid => "cuid",
             KeyKind::RandomText => "random text",
             KeyKind::Integer => "application-supplied integer",
             KeyKind::Expression => "expression",
@@ -118,10 +130,24 @@ impl KeyKind {
             | KeyKind::UlidText
             | KeyKind::Snowflake
             | KeyKind::SnowflakeLike
+            | KeyKind::Ksuid
+            | KeyKind::ObjectIdText
+            | KeyKind::Cuid
             | KeyKind::Integer
             | KeyKind::Expression
             | KeyKind::Composite
             | KeyKind::ApplicationSupplied => false,
+        }
+    }
+
+    /// The unit of the time a time-prefixed kind's keys begin with, where it is coarse enough
+    /// that keys sharing it land at random among themselves (their tail is random): what makes a
+    /// low leaf density of an ordered-looking key.
+    pub fn coarse_unit(self) -> Option<&'static str> {
+        match self {
+            KeyKind::Ksuid | KeyKind::ObjectIdText => Some("second"),
+            KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::Cuid => Some("millisecond"),
+            _ => None,
         }
     }
 
@@ -171,6 +197,9 @@ impl KeyKind {
             | KeyKind::UuidV7Text
             | KeyKind::UuidOtherText
             | KeyKind::SnowflakeLike
+            | KeyKind::Ksuid
+            | KeyKind::ObjectIdText
+            | KeyKind::Cuid
             | KeyKind::RandomText
             | KeyKind::Integer
             | KeyKind::Expression
@@ -327,6 +356,17 @@ pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
         );
         return (sentence, ordered_now);
     }
+    if let Some(unit) = kind.coarse_unit().filter(|u| *u == "second") {
+        return (
+            format!(
+                "keys that share a {unit} land at random among themselves (the time in front is in whole \
+                 {unit}s and the rest is random): from about 1 insert a {unit}, each {unit}'s keys split \
+                 leaves in the middle of the index's right edge, which settle near 70% full whatever the \
+                 newest rows' order says"
+            ),
+            false,
+        );
+    }
     if ordered_now {
         return (
             "keys that came earlier and out of order (another generator before, a backfill, rows copied \
@@ -337,9 +377,9 @@ pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
         );
     }
     let unit = match kind {
-        KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::UuidV7 | KeyKind::UuidV7Text => Some(
+        KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::UuidV7 | KeyKind::UuidV7Text | KeyKind::Cuid => Some(
             "a millisecond (its time field's unit; a generator without a counter orders the keys of \
-             one millisecond at random)",
+             one millisecond at random, from about 1,000 inserts a second)",
         ),
         _ => None,
     };
@@ -586,6 +626,9 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UlidUuid
             | KeyKind::Snowflake
             | KeyKind::SnowflakeLike => "Time-ordered key: new keys go to the right edge of the index",
+            KeyKind::Ksuid | KeyKind::ObjectIdText | KeyKind::Cuid => {
+                "Time-prefixed key: new keys go to the right edge of the index, in the order of their time"
+            }
             KeyKind::Integer => "Integers the application supplies",
             KeyKind::ApplicationSupplied => {
                 "Keys supplied by the application: keybench cannot tell their kind from their values"
@@ -1191,6 +1234,23 @@ mod unit_tests {
         );
         assert!(
             v.contains("keys that share a millisecond") && v.contains("A REINDEX would not hold"),
+            "{v}"
+        );
+        // A KSUID's leaves thin whatever the newest rows' order: its time is in whole seconds.
+        let v = verdict(
+            KeyKind::Ksuid,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(71.0),
+                insert_order: "in order".into(),
+                churn: Some(Churn::default()),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("keys that share a second land at random among themselves")
+                && v.contains("from about 1 insert a second")
+                && v.contains("A REINDEX would not hold"),
             "{v}"
         );
         assert!(!Churn {

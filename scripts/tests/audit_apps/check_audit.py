@@ -79,6 +79,15 @@ KINDS = {
     "random-text32": ("random text", "text: 32 characters, lower alphanumeric", "random"),
     # time-ordered, made by the client
     "ulid-text": ("ulid as text", "text: 26 characters (ULID)", "in order"),
+    # time-prefixed text: their times come first, in whole seconds (KSUID, ObjectId) or
+    # milliseconds (cuid), and the audit names the family from the shape and a plausible time
+    "ksuid-text": ("ksuid", "text: 27 characters (KSUID: seconds since 2014-05-13, then 128 random bits)", "in order"),
+    "objectid-text": ("objectid as text", "text: 24 hex digits (ObjectId: seconds, then random and a counter)", "in order"),
+    "cuid-text": ("cuid", "text: 25 characters (cuid: c, then milliseconds in base36)", "in order"),
+    # a TypeID is a uuid v7 in a ULID's base32 after a prefix: converted by ulid_to_uuid after it
+    "typeid-text": ("ulid as text", "text: 26 characters (TypeID: a uuid v7 in base32) after a prefix ({prefix})", "in order"),
+    # timeflake's uuid: 48 bits of milliseconds first, like a ULID in a uuid, no version bits
+    "timeflake-uuid": ("ulid as uuid", "uuid", "in order"),
     # keybench's 'snowflake' is Twitter's layout from Twitter's epoch (the time it reads from the
     # key, snowflake_timestamp, is from that epoch); a key of the same layout from another epoch
     # (snowflake-id's default, the Unix epoch, whose times read from Twitter's would be in 2066)
@@ -90,7 +99,7 @@ KINDS = {
     # but the application, and no generator's shape is in them
     "natural": ("application-supplied", None, None),
 }
-PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-"}
+PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-", "typeid-text": "user_"}
 INTEGER_TYPES = {"smallint", "integer", "bigint"}
 # key_kind -> the finding that follows from the kind alone (the others' follow from the density
 # and the order: density_finding)

@@ -18,6 +18,16 @@ SQLAlchemy's create_all, not by a migration of an application):
   snowflake_twitter_item  id bigint: SnowflakeGenerator(instance=7, epoch=1288834974657), Twitter's
                      epoch (the one keybench's own snowflake_id and its snowflake_timestamp take)
   cuid2_item         id varchar(24): cuid2.create_id() (24 characters, base36)
+  ksuid_item         id varchar(27): str(ksuid.Ksuid()) of svix-ksuid (27 characters of base62:
+                     seconds since 2014-05-13, then 128 random bits)
+  objectid_item      id char(24): str(bson.ObjectId()) of pymongo (seconds, 5 random bytes, a
+                     counter)
+  cuid_item          id varchar(25): cuid.cuid() (c, milliseconds in base36, counter, fingerprint,
+                     random)
+  typeid_item        id text: str(typeid.TypeID(prefix="user")) of typeid-python (user_, then a
+                     uuid v7 in lowercase base32)
+  timeflake_item     id uuid: timeflake.random().uuid (48 bits of milliseconds, 80 random bits, no
+                     version bits)
 
 Usage: python libkeys.py   (libpq's PGHOST, PGPORT, PGUSER; the database libkeys must exist and be
 empty). Prints "rows TABLE N" lines.
@@ -25,7 +35,12 @@ empty). Prints "rows TABLE N" lines.
 import os
 import uuid
 
+import bson
+import cuid
+import ksuid
 import sqlalchemy as sa
+import timeflake
+import typeid
 import uuid_utils
 from advanced_alchemy.base import NanoIDBase, UUIDv7Base
 from cuid2 import create_id
@@ -122,6 +137,36 @@ class Cuid2Item(Base):
     name: Mapped[str] = mapped_column(sa.String(40))
 
 
+class KsuidItem(Base):
+    __tablename__ = "ksuid_item"
+    id: Mapped[str] = mapped_column(sa.String(27), primary_key=True, default=lambda: str(ksuid.Ksuid()))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class ObjectIdItem(Base):
+    __tablename__ = "objectid_item"
+    id: Mapped[str] = mapped_column(sa.CHAR(24), primary_key=True, default=lambda: str(bson.ObjectId()))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class CuidItem(Base):
+    __tablename__ = "cuid_item"
+    id: Mapped[str] = mapped_column(sa.String(25), primary_key=True, default=cuid.cuid)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class TypeidItem(Base):
+    __tablename__ = "typeid_item"
+    id: Mapped[str] = mapped_column(sa.Text, primary_key=True, default=lambda: str(typeid.TypeID(prefix="user")))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class TimeflakeItem(Base):
+    __tablename__ = "timeflake_item"
+    id: Mapped[uuid.UUID] = mapped_column(sa.Uuid, primary_key=True, default=lambda: timeflake.random().uuid)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
 engine = sa.create_engine(uri)
 for metadata in {Base.metadata, UUIDv7Base.metadata, NanoIDBase.metadata}:
     metadata.create_all(engine)
@@ -140,6 +185,11 @@ with Session(engine) as s:
         s.add(message)
         s.add(SnowflakeTwitterItem(body=f"item {i}"))
         s.add(Cuid2Item(name=f"item {i}"))
+        s.add(KsuidItem(name=f"item {i}"))
+        s.add(ObjectIdItem(name=f"item {i}"))
+        s.add(CuidItem(name=f"item {i}"))
+        s.add(TypeidItem(name=f"item {i}"))
+        s.add(TimeflakeItem(name=f"item {i}"))
         s.flush()  # the ids exist now (made by the defaults above, in this process)
         if i % 2 == 0:
             s.add(AaUuid7Child(item_id=item.id))

@@ -37,6 +37,14 @@ SHAPES = {
     "nanoid-text": "c ~ '^[A-Za-z0-9_-]{21}$'",
     "cuid2-text": "c ~ '^[a-z][a-z0-9]{23}$'",
     "random-text32": "c ~ '^[a-z0-9]{32}$'",
+    # KSUID: 27 base62 characters; ObjectId: 24 hex digits whose first 8 are seconds between 2020
+    # and now; cuid: c and 24 base36 characters; TypeID: user_ and 26 lowercase base32
+    # characters; timeflake: a uuid whose first 48 bits are milliseconds between 2020 and now
+    "ksuid-text": "c ~ '^[0-9A-Za-z]{27}$'",
+    "objectid-text": "c ~ '^[0-9a-f]{24}$' AND ('x' || left(c, 8))::bit(32)::bigint * 1000 BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "cuid-text": "c ~ '^c[0-9a-z]{24}$'",
+    "typeid-text": "c ~ '^user_[0-7][0-9a-hjkmnp-tv-z]{25}$'",
+    "timeflake-uuid": "('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
 }
 # kinds the database makes: what the catalog must say of the column
 CATALOG = {
