@@ -358,7 +358,7 @@ if [[ " ${versions[*]} " == *" 18 "* ]]; then
 fi
 if [[ " ${versions[*]} " == *" 15 "* ]]; then
   echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
-  KB_DEB_PREVIOUS_TARGET=$(lane_target 15) run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
+  run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has

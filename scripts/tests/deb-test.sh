@@ -17,9 +17,8 @@
 #      commit it was released at: previous_release below), CREATE EXTENSION at that version and a
 #      run, then this version's package installed over it (apt-get install of the newer .deb),
 #      pg_ctlcluster restart, ALTER EXTENSION keybench UPDATE through the update scripts the
-#      package ships; the old run kept, a new run done (the previous version built, debug, in
-#      KB_DEB_PREVIOUS_TARGET: scripts/test.sh names the target directory that built 15, whose
-#      dependencies it then shares);
+#      package ships; the old run kept, a new run done (the previous version built, debug, in a
+#      target directory of its own, target/deb15-previous-VERSION);
 #   5. the .deb where postgresql-15 is absent: dpkg into an empty root whose package database has
 #      every other dependency but not postgresql-15 refuses to configure it, naming postgresql-15.
 # The machine's clusters are left as they were: the test's cluster, the package and the scratch
@@ -152,9 +151,11 @@ if [ "$(cat "$src/.commit" 2>/dev/null)" != "$commit" ]; then
 fi
 start=$SECONDS
 # A debug build: only its SQL and a module that loads matter here. Its own target directory, kept
-# between runs, as lifecycle-test.sh's for 0.1.0, unless KB_DEB_PREVIOUS_TARGET names one.
+# between runs, as lifecycle-test.sh's for 0.1.0: never one that builds this version too, whose
+# generated install script a build of the previous version could pick up (it did: a second run of
+# the suite in one clone packaged 0.8.0 with 0.9.0's objects).
 KB_PACKAGE_SRC=$src KB_PACKAGE_LOG=$KB_ROOT/target/logs/deb-test-build-$prev.log \
-  CARGO_TARGET_DIR=${KB_DEB_PREVIOUS_TARGET:-$KB_ROOT/target/deb$m-previous} \
+  CARGO_TARGET_DIR=$KB_ROOT/target/deb$m-previous-$prev \
   package_make "$m" "$build_pgc" "$work/pkg-previous" --debug || { not_ok "build of $prev (target/logs/deb-test-build-$prev.log)"; exit 1; }
 ok "built and packaged keybench $prev (commit ${commit:0:7}, the version $script updates from), debug, in $((SECONDS - start)) s"
 out=$(apt_install "$work/pkg-previous/$(deb_name "$prev" "$m")")
