@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for keybench on Debian 12 as root: installs only what is missing.
+#   - Rust 1.95 or later (checked first; rustup installs stable where it is missing or older, or,
+#     with KB_NO_RUSTUP=1, the script says how and stops)
 #   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, the libraries PostgreSQL links, and
 #     dpkg-dev and lintian (scripts/tools/package.sh's .debs)
 #   - with 15 among the majors: Debian's own PostgreSQL 15 (postgresql-15, postgresql-server-dev-15),
@@ -20,6 +22,41 @@ PGRX_VERSION=0.18.1
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
 
 log() { printf '[setup] %s\n' "$*" >&2; }
+
+# --- Rust, first: its version before anything is installed ---------------------------------------
+# keybench's locked dependencies need Rust RUST_MIN or later (Cargo.toml's rust-version; Debian
+# 12's own rustc is 1.63). Where cargo is missing or older, rustup installs the stable toolchain
+# for root (~/.cargo; static.rust-lang.org, the Rust project's distribution server), unless
+# KB_NO_RUSTUP=1 asks to be told instead.
+RUST_MIN=1.95
+export PATH="$HOME/.cargo/bin:$PATH"
+rust_ok() {
+  local v; v=$(rustc --version 2>/dev/null | awk '{ print $2 }') || return 1
+  [ -n "$v" ] && command -v cargo >/dev/null && [ "$(printf '%s\n%s\n' "$RUST_MIN" "$v" | sort -V | head -1)" = "$RUST_MIN" ]
+}
+if ! rust_ok; then
+  have=$(rustc --version 2>/dev/null || echo "no rustc")
+  if [ "${KB_NO_RUSTUP:-0}" = 1 ]; then
+    log "keybench needs Rust $RUST_MIN or later and cargo ($have). Install them with rustup:"
+    log "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal"
+    log "  . \"\$HOME/.cargo/env\""
+    log "then run this script again."
+    exit 1
+  fi
+  log "Rust $RUST_MIN or later is needed ($have): installing the stable toolchain with rustup (~/.cargo)"
+  command -v curl >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl ca-certificates >/dev/null; }
+  tmp=$(mktemp -d)
+  base=https://static.rust-lang.org/rustup/dist/x86_64-unknown-linux-gnu
+  curl --proto '=https' --tlsv1.2 -sSf -o "$tmp/rustup-init" "$base/rustup-init"
+  curl --proto '=https' --tlsv1.2 -sSf -o "$tmp/rustup-init.sha256" "$base/rustup-init.sha256"
+  # the checksum file names the file by its path on the server: compare the digests alone
+  [ "$(sha256sum "$tmp/rustup-init" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$tmp/rustup-init.sha256")" ] \
+    || { log "rustup-init's checksum does not match $base/rustup-init.sha256"; exit 1; }
+  chmod +x "$tmp/rustup-init"
+  "$tmp/rustup-init" -y --profile minimal --default-toolchain stable --no-modify-path >/dev/null
+  rm -rf "$tmp"
+  rust_ok || { log "rustup ran, but rustc $RUST_MIN or later is still not on PATH ($(rustc --version 2>&1))"; exit 1; }
+fi
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
@@ -101,7 +138,6 @@ chmod -R a+rX "$ROOT/.pg" 2>/dev/null || true
 d="$ROOT"; while [ "$d" != / ]; do chmod a+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
 
 # --- cargo-pgrx ------------------------------------------------------------
-export PATH="$HOME/.cargo/bin:$PATH"
 if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
   log "cargo install cargo-pgrx $PGRX_VERSION (about 5 minutes on 2 cores)"
   cargo install cargo-pgrx --version "$PGRX_VERSION" --locked --quiet
