@@ -50,6 +50,7 @@ logical-test            61400   2        scripts/tests/logical-test.sh: a publis
 logical                 61600   4        scripts/reports/logical.sh: publisher, subscriber, physical standby, a capped pair
 serializable-size       62000   1        scripts/reports/serializable-size.sh: SERIALIZABLE failures against the index size
 density-sample          62100   1        scripts/bench/bench-density-sample.sh: sampled density against pgstatindex
+projection              62200   1        scripts/bench/bench-projection.sh: the audit projection against a real switch
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
