@@ -247,6 +247,18 @@ mod sql {
             ));
             if c.insert_order == "unknown" {
                 out.push_str(", too few to say (30 or more)");
+            } else {
+                let newest = c.ranked_rows.unwrap_or(0) as i64;
+                let older = n("rows") - newest;
+                let p = random_reads_ordered(newest, older.max(1));
+                out.push_str(&format!(
+                    "; how sure: a random key's median over these rows reaches 0.7 {}",
+                    if p < 1e-6 {
+                        "less than once in a million tables".to_string()
+                    } else {
+                        format!("about once in {:.0} tables", 1.0 / p)
+                    }
+                ));
             }
         }
         if let Some(c) = correlation {

@@ -329,6 +329,25 @@ impl Churn {
     }
 }
 
+/// How sure the order measure is: the chance that a random key's median rank over `newest` rows,
+/// ranked among `older` ones, reaches 0.7 or more (and so reads 'partly in order' or better), by
+/// the normal approximation of the median of uniform ranks: sd = sqrt(1/(4 newest) + 1/(4 older)).
+pub fn random_reads_ordered(newest: i64, older: i64) -> f64 {
+    if newest <= 0 || older <= 0 {
+        return 1.0;
+    }
+    let sd = (0.25 / newest as f64 + 0.25 / older as f64).sqrt();
+    let z = 0.2 / sd;
+    // The upper tail of the standard normal, 0.5 erfc(z / sqrt 2) (Abramowitz and Stegun 7.1.26,
+    // |error| < 1.5e-7).
+    let x = z / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.3275911 * x);
+    let poly = t
+        * (0.254829592
+            + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    0.5 * poly * (-x * x).exp()
+}
+
 /// Why an index's leaves are below 75% full, with the figures the cause rests on, and whether a
 /// REINDEX would hold (false: the next inserts undo it).
 pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
@@ -1253,6 +1272,12 @@ mod unit_tests {
                 && v.contains("A REINDEX would not hold"),
             "{v}"
         );
+        // How sure the order is: 30 among 90 is a coin's toss away from a wrong reading now and
+        // then; 500 among 1,500 never.
+        let few = random_reads_ordered(30, 90);
+        assert!(few > 0.001 && few < 0.05, "{few}");
+        assert!(random_reads_ordered(500, 1500) < 1e-12);
+        assert_eq!(random_reads_ordered(0, 10), 1.0);
         assert!(!Churn {
             inserted: 1000,
             deleted: 50,
