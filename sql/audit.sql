@@ -280,7 +280,13 @@ BEGIN
             FROM v) w
       WHERE w.newest),
     -- The class the inserts make now: the latest rows' most common.
-    now_class AS (SELECT class FROM v WHERE latest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1)
+    now_class AS (SELECT class FROM v WHERE latest GROUP BY class ORDER BY count(*) DESC, class LIMIT 1),
+    -- Within the time unit a key begins with: the newest keys that share their time with another,
+    -- each against the one written before it (xmin, then place in the heap); a key below the one
+    -- before it landed out of order within its unit (a random tail, not a counter).
+    within AS (
+      SELECT w.key, lag(w.key) OVER (PARTITION BY w.ms ORDER BY w.xage DESC, w.t) AS prev
+      FROM v w WHERE w.newest_in_class AND w.class = (TABLE now_class) AND w.ms IS NOT NULL)
     SELECT jsonb_strip_nulls(jsonb_build_object(
       'pages', %s,
       'spread_pages', %s,
@@ -291,6 +297,8 @@ BEGIN
       'transactions', (SELECT count(DISTINCT xage) FROM v),
       'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),
       'newest_in_tail', (SELECT count(*) FROM v WHERE newest_in_class AND class = (TABLE now_class) AND t >= %L::tid),
+      'within_unit_pairs', (SELECT count(*) FROM within WHERE prev IS NOT NULL),
+      'within_unit_descending', (SELECT count(*) FROM within WHERE key < prev),
       'forms', (SELECT jsonb_object_agg(form, n) FROM (SELECT form, count(*) AS n FROM v GROUP BY form) x),
       'prefixes', (SELECT jsonb_object_agg(prefix, n) FROM (SELECT prefix, count(*) AS n FROM v WHERE prefix <> '' GROUP BY prefix) x),
       'versions', (SELECT jsonb_object_agg(version, n) FROM (SELECT version, count(*) AS n FROM v WHERE version IS NOT NULL GROUP BY version) x),

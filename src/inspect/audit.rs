@@ -724,6 +724,12 @@ mod sql {
                 unindexed_references: unindexed,
                 distributed: spread.map(|s| s.note),
                 churn: churn(r.table_oid),
+                within_unit: sampled.as_ref().and_then(|(v, _)| {
+                    Some((
+                        v.get("within_unit_pairs")?.as_i64()?,
+                        v.get("within_unit_descending")?.as_i64()?,
+                    ))
+                }),
             };
             let text = verdict(kind, finding, &facts);
             // What this key costs the server, measured, and the projection.

@@ -306,6 +306,9 @@ pub struct Facts {
     pub distributed: Option<String>,
     /// The table's rows written, deleted and updated, from pg_stat_all_tables (None: not read).
     pub churn: Option<Churn>,
+    /// Among the newest keys that share their time unit with another: how many were compared with
+    /// the one written before them in the same unit, and how many of those landed below it.
+    pub within_unit: Option<(i64, i64)>,
 }
 
 /// A table's row counters since the statistics' reset (pg_stat_all_tables), which say whether
@@ -375,16 +378,38 @@ pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
         );
         return (sentence, ordered_now);
     }
-    if let Some(unit) = kind.coarse_unit().filter(|u| *u == "second") {
-        return (
-            format!(
-                "keys that share a {unit} land at random among themselves (the time in front is in whole \
-                 {unit}s and the rest is random): from about 1 insert a {unit}, each {unit}'s keys split \
-                 leaves in the middle of the index's right edge, which settle near 70% full whatever the \
-                 newest rows' order says"
-            ),
-            false,
-        );
+    // Keys whose time comes first in a coarse unit: measured out of order within it (a random
+    // tail), or for a second's unit, by the family's layout where too few keys shared one.
+    let within = f
+        .within_unit
+        .filter(|(pairs, _)| *pairs >= 10)
+        .map(|(pairs, down)| (pairs, down, down as f64 / pairs as f64));
+    if let Some(unit) = kind.coarse_unit() {
+        let measured = within.filter(|w| w.2 >= 0.2);
+        if measured.is_some() || (unit == "second" && within.is_none()) {
+            let how = measured.map_or(
+                format!("the time in front is in whole {unit}s and the rest is random"),
+                |(pairs, down, _)| {
+                    format!(
+                        "measured: {down} of {pairs} of the newest keys that share their {unit} landed below \
+                         the one written before them"
+                    )
+                },
+            );
+            let rate = if unit == "second" {
+                "1 insert a second"
+            } else {
+                "1,000 inserts a second"
+            };
+            return (
+                format!(
+                    "keys that share a {unit} land at random among themselves ({how}): from about {rate}, \
+                     each {unit}'s keys split leaves in the middle of the index's right edge, which settle \
+                     near 70% full whatever the newest rows' order says"
+                ),
+                false,
+            );
+        }
     }
     if ordered_now {
         return (
@@ -629,12 +654,23 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                 | Finding::KeysLandAtRandom
         )
     {
-        out.push(format!(
-            "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
-             a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
-            f.density.unwrap_or(0.0),
-            rebuilt(f.density.unwrap_or(90.0))
-        ));
+        // A time-prefixed key is time-ordered already: its leaves' cause, not a switch, decides.
+        let cause = kind
+            .coarse_unit()
+            .map(|_| low_density_cause(kind, f))
+            .filter(|(_, holds)| !holds);
+        out.push(match cause {
+            Some((cause, _)) => format!(
+                "Its leaves are {:.2}% full. Cause: {cause}; a REINDEX would not hold.",
+                f.density.unwrap_or(0.0)
+            ),
+            None => format!(
+                "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
+                 a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
+                f.density.unwrap_or(0.0),
+                rebuilt(f.density.unwrap_or(90.0))
+            ),
+        });
     }
     if out.is_empty() {
         let what = match kind {
@@ -1272,6 +1308,37 @@ mod unit_tests {
                 && v.contains("A REINDEX would not hold"),
             "{v}"
         );
+        // A ULID at a bulk load's rate: in order at the scale of the sample, out of order within
+        // its millisecond (measured), so no REINDEX.
+        let v = verdict(
+            KeyKind::UlidText,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(68.0),
+                insert_order: "in order".into(),
+                churn: Some(Churn::default()),
+                within_unit: Some((400, 190)),
+                ..f.clone()
+            },
+        );
+        assert!(
+            v.contains("measured: 190 of 400 of the newest keys that share their millisecond")
+                && v.contains("A REINDEX would not hold"),
+            "{v}"
+        );
+        // A monotonic ULID (a counter within the millisecond): not that cause.
+        let v = verdict(
+            KeyKind::UlidText,
+            Finding::LowLeafDensity,
+            &Facts {
+                density: Some(68.0),
+                insert_order: "in order".into(),
+                churn: Some(Churn::default()),
+                within_unit: Some((400, 0)),
+                ..f.clone()
+            },
+        );
+        assert!(v.contains("keys that came earlier and out of order"), "{v}");
         // How sure the order is: 30 among 90 is a coin's toss away from a wrong reading now and
         // then; 500 among 1,500 never.
         let few = random_reads_ordered(30, 90);
