@@ -1020,6 +1020,21 @@ mod unit_tests {
             child_growth_per_day: Some(86_400_000.0 * 40.0),
         };
         let c = cost(&i);
+        // The window's WAL, as measured, in the row.
+        assert_eq!(
+            (
+                c.wal_bytes,
+                c.fpi_bytes,
+                c.table_wal_bytes,
+                c.table_fpi_bytes
+            ),
+            (
+                Some(60_000_000),
+                Some(57_000_000),
+                Some(70_000_000),
+                Some(60_000_000)
+            )
+        );
         assert_eq!(c.inserts_per_sec, Some(1000.0));
         assert_eq!(c.wal_share, Some(0.75));
         assert_eq!(c.wal_per_inserted_row, Some(7000.0));
@@ -1339,6 +1354,103 @@ mod unit_tests {
             },
         );
         assert!(v.contains("keys that came earlier and out of order"), "{v}");
+        // Each cause's conditions, at their edges (what cargo mutants found untested).
+        let cause = |kind: KeyKind,
+                     order: &str,
+                     form: &str,
+                     churn: Option<Churn>,
+                     within: Option<(i64, i64)>| {
+            low_density_cause(
+                kind,
+                &Facts {
+                    insert_order: order.into(),
+                    key_form: Some(form.into()),
+                    churn,
+                    within_unit: within,
+                    ..f.clone()
+                },
+            )
+        };
+        // A v1 stored as text does not wrap in byte order: not that cause.
+        assert!(!cause(
+            KeyKind::UuidV1,
+            "in order",
+            "text: 36 characters",
+            None,
+            None
+        )
+        .0
+        .contains("429.5"));
+        // An unmeasured order counts as in order for a kind whose generator orders its keys, not
+        // for a random kind.
+        let deletes = Churn {
+            inserted: 1000,
+            deleted: 300,
+            ..Churn::default()
+        };
+        assert!(cause(KeyKind::Identity, "unknown", "bigint", Some(deletes), None).1);
+        assert!(!cause(KeyKind::UuidV4, "unknown", "uuid", Some(deletes), None).1);
+        assert!(!cause(KeyKind::Identity, "random", "bigint", Some(deletes), None).1);
+        // Within a unit: a fifth or more below the key before, over 10 pairs or more.
+        let ulid = |within| {
+            cause(
+                KeyKind::UlidText,
+                "in order",
+                "text: 26 characters (ULID)",
+                None,
+                within,
+            )
+            .0
+        };
+        assert!(ulid(Some((100, 20))).contains("measured: 20 of 100"));
+        assert!(!ulid(Some((100, 19))).contains("share a millisecond"));
+        assert!(
+            !ulid(Some((9, 9))).contains("share a millisecond"),
+            "too few pairs"
+        );
+        assert!(
+            !ulid(None).contains("share a millisecond"),
+            "a millisecond's unit needs the measure"
+        );
+        // A second's unit is named by the layout without the measure, not against it.
+        let ksuid = |within| {
+            cause(
+                KeyKind::Ksuid,
+                "in order",
+                "text: 27 characters",
+                None,
+                within,
+            )
+            .0
+        };
+        assert!(ksuid(None).contains("share a second"));
+        assert!(!ksuid(Some((100, 0))).contains("share a second"));
+        // Churn: a tenth of the inserts deleted or updated outside HOT, or dead rows a tenth of
+        // the live; nothing inserted says nothing.
+        let thin = |inserted, deleted, updated_not_hot, dead, live| {
+            Churn {
+                inserted,
+                deleted,
+                updated_not_hot,
+                dead,
+                live,
+            }
+            .thins_leaves()
+        };
+        assert!(thin(1000, 60, 40, 0, 0));
+        assert!(!thin(1000, 60, 39, 0, 0));
+        assert!(!thin(0, 5, 5, 0, 0));
+        assert!(thin(0, 0, 0, 10, 100));
+        assert!(!thin(0, 0, 0, 9, 100));
+        // How sure the order is: the normal tail, to 1e-6 of erfc's.
+        for (n, m, want) in [
+            (30, 90, 0.02888978556179862),
+            (40, 200, 0.010460667668897014),
+            (12, 12, 0.16359343889515282),
+        ] {
+            let got = random_reads_ordered(n, m);
+            assert!((got - want).abs() < 1e-6, "{n} {m}: {got} against {want}");
+        }
         // How sure the order is: 30 among 90 is a coin's toss away from a wrong reading now and
         // then; 500 among 1,500 never.
         let few = random_reads_ordered(30, 90);
