@@ -132,6 +132,18 @@ mod unit_tests {
     use super::*;
 
     #[test]
+    fn degenerate_inputs_give_nan_or_nothing_not_a_hang() {
+        // No checkpoint spacing: no figure (a zero spacing would never end the cycle loop).
+        assert!(images_per_row_between(&[10.0], 1.0, 100, 0, 0, 100).is_nan());
+        assert!(images_per_row_between(&[10.0], 1.0, 0, 10, 0, 100).is_nan());
+        assert!(images_per_row_between(&[10.0], 1.0, 100, 10, 60, 60).is_nan());
+        // An index of no leaves adds no images (0 leaves, not 0/0).
+        let none = images_per_row_between(&[0.0], 1.0, 100, 10, 0, 100);
+        assert!(none.is_finite(), "{none}");
+        assert_eq!(none, images_per_row_between(&[], 1.0, 100, 10, 0, 100));
+    }
+
+    #[test]
     fn a_random_index_images_every_leaf_it_touches_once_a_cycle() {
         // One cycle after the first (which starts at an empty table): rows / 2 rows into an index
         // of L/2 leaves at the cycle's start.
