@@ -31,7 +31,7 @@
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
 #      with the reason and what would enable it
 #   7. one version everywhere (scripts/tests/version-check.sh): Cargo.toml, keybench.control,
-#      META.json, the newest update script, CHANGELOG.md, the package names in the docs and of the
+#      the newest update script, CHANGELOG.md, the package names in the docs and of the
 #      packages this run made
 # Steps 2 to 4 run for two majors at a time (lanes; each lane builds in its own target directory,
 # so that two majors' builds never overwrite each other's library), and each major's output is

@@ -7,7 +7,7 @@ CREATE FUNCTION keybench_audit(schema_name text DEFAULT NULL, measure_density bo
                                density_size_limit bigint DEFAULT 104857600, sample interval DEFAULT NULL,
                                wal_limit bigint DEFAULT 1073741824, sample_pages int DEFAULT 32)
 RETURNS SETOF keybench.audit
-LANGUAGE sql VOLATILE AS $$
+LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
   SELECT r.*
   FROM @extschema@.keybench_audit_rows(schema_name, measure_density, density_size_limit, sample, wal_limit,
                                        sample_pages)

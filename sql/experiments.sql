@@ -13,7 +13,7 @@ CREATE TYPE keybench.cliff AS (run_id bigint, kind text, shared_buffers text, ro
                index_hit_ratio_after float8);
 CREATE FUNCTION keybench_cliff(run_id bigint, window_batches int DEFAULT 10, read_share float8 DEFAULT 0.01)
 RETURNS SETOF keybench.cliff
-LANGUAGE plpgsql STABLE AS $f$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $f$
 BEGIN
   IF $1 IS NULL OR $2 IS NULL OR $3 IS NULL THEN
     RAISE EXCEPTION 'keybench_cliff: run_id, window_batches and read_share must not be null'
@@ -48,7 +48,7 @@ END $f$;
 CREATE FUNCTION keybench_migrate(run_id bigint, rows bigint DEFAULT 10000)
 RETURNS TABLE (batch_rows bigint, elapsed_ms float8, wal_bytes bigint, wal_fpi bigint,
                shared_dirtied bigint, old_keys bigint, old_keys_before_new_band bigint)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
   r keybench.runs;
   ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -80,7 +80,7 @@ CREATE FUNCTION keybench_backfill(rows bigint DEFAULT 1000000, years int DEFAULT
                                   recipe text DEFAULT 'shift')
 RETURNS TABLE (rows_backfilled bigint, elapsed_ms float8, wal_bytes bigint, timestamps_equal bigint,
                timestamps_different bigint, order_matches boolean, table_name text)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
   ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
                WHERE e.extname = 'keybench');
@@ -136,7 +136,7 @@ END $$;
 -- with a random key it is just the largest key.
 CREATE FUNCTION keybench_newest(run_id bigint)
 RETURNS TABLE (kind text, execution_ms float8, shared_hit bigint, shared_read bigint)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
   r keybench.runs;
   plan json;
@@ -155,7 +155,7 @@ CREATE FUNCTION keybench_cliff_projection(
     run_id bigint,
     shared_buffers text[] DEFAULT ARRAY['128MB', '256MB', '512MB', '1GB', '2GB', '4GB', '8GB', '16GB', '32GB'])
 RETURNS SETOF keybench.cliff_projection
-LANGUAGE plpgsql STABLE AS $f$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $f$
 BEGIN
   IF $1 IS NULL OR $2 IS NULL OR array_position($2, NULL) IS NOT NULL THEN
     RAISE EXCEPTION 'keybench_cliff_projection: run_id, shared_buffers and its elements must not be null'
@@ -188,7 +188,7 @@ CREATE FUNCTION keybench_io_cost(run_ids bigint[], inserts_per_sec float8 DEFAUL
 RETURNS TABLE (run_id bigint, kind text, rows_counted bigint, reads_per_row float8, write_units_per_row float8,
                monthly_read_requests bigint, monthly_write_requests bigint, monthly_cost numeric,
                cost_over_first numeric, projection text)
-LANGUAGE plpgsql STABLE AS $f$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $f$
 DECLARE
   id bigint;
   r keybench.runs;

@@ -24,6 +24,8 @@
 -- - Logical replication: keybench_replay_logical (not executable by PUBLIC), keybench.run_logical,
 --   the view keybench.run_logical_figures, and keybench_cleanup dropping a run's slot, publication
 --   and subscription left behind.
+-- - Every SQL and PL/pgSQL function pins its search_path (the functions from earlier versions that
+--   did not: ALTER FUNCTION ... SET search_path FROM CURRENT, the extension's schema here).
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.9.0'" to load this file. \quit
 
 -- The grants on a function that is dropped and created again: saved as GRANT statements with a %s
@@ -48,14 +50,14 @@ END $$;
 -- The name (unquoted) of run `run_id`'s table in schema keybench: the one definition, which the
 -- SQL here and the Rust (src/kind.rs) both call.
 CREATE FUNCTION keybench.run_table_name(run_id bigint, kind text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s', run_id, kind) $$;
 
 -- The class of the advisory lock every process working on a run or read holds, shared, on
 -- (class, lock_key) for as long as it lives ('kbru'): the one definition, which the SQL here and
 -- the Rust (src/workers/worker.rs) both call.
 CREATE FUNCTION keybench.run_lock_class() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT 1801613941 $$;
 
 -- Foreign-key children (keybench_run's children, rows_per_child, fk_check): their tables' names,
@@ -64,7 +66,7 @@ AS $$ SELECT 1801613941 $$;
 -- The name (unquoted) of child `child` (1 to the run's children) of run `run_id`'s table: its
 -- foreign-key children (keybench_run's children), named after it.
 CREATE FUNCTION keybench.run_child_table_name(run_id bigint, kind text, child int) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s_child%s', run_id, kind, child) $$;
 ALTER TABLE keybench.runs ADD COLUMN children int;
 ALTER TABLE keybench.runs ADD COLUMN rows_per_child int;
@@ -389,7 +391,7 @@ END $$;
 -- `caller`. Its table_name is the table's regclass text, named from the run's id and kind and
 -- quoted by construction: never the text stored in keybench.runs, which its writers could change.
 CREATE OR REPLACE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
   r keybench.runs;
   t regclass;
@@ -1068,7 +1070,7 @@ END $$;
 -- B-tree's density settles only after many page splits (a random key's near 70%, an ordered key's
 -- at its fillfactor), and an index of a few leaves can have any.
 CREATE FUNCTION keybench.audit_min_leaves() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
 
 -- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
@@ -1203,7 +1205,7 @@ CREATE FUNCTION keybench_audit(schema_name text DEFAULT NULL, measure_density bo
                                density_size_limit bigint DEFAULT 104857600, sample interval DEFAULT NULL,
                                wal_limit bigint DEFAULT 1073741824, sample_pages int DEFAULT 32)
 RETURNS SETOF keybench.audit
-LANGUAGE sql VOLATILE AS $$
+LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
   SELECT r.*
   FROM @extschema@.keybench_audit_rows(schema_name, measure_density, density_size_limit, sample, wal_limit,
                                        sample_pages)
@@ -1435,3 +1437,14 @@ AS 'MODULE_PATHNAME', 'keybench_replay_logical_wrapper';
 
 
 REVOKE EXECUTE ON FUNCTION keybench_replay_logical(text, text[], text, text, bigint, bigint, integer, text, text, integer, boolean, bigint, integer) FROM PUBLIC;
+
+-- Every SQL and PL/pgSQL function pins its search_path: those of earlier versions that did not.
+ALTER FUNCTION keybench.refuse_distributed(bigint, text) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_series(bigint) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_cliff(bigint, integer, double precision) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_cliff_projection(bigint, text[]) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_io_cost(bigint[], double precision, numeric, integer, integer, bigint, double precision)
+  SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_migrate(bigint, bigint) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_newest(bigint) SET search_path FROM CURRENT;
+ALTER FUNCTION keybench_backfill(bigint, integer, boolean, text) SET search_path FROM CURRENT;

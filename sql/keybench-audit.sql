@@ -588,7 +588,7 @@ END $$;
 -- B-tree's density settles only after many page splits (a random key's near 70%, an ordered key's
 -- at its fillfactor), and an index of a few leaves can have any.
 CREATE FUNCTION pg_temp.audit_min_leaves() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 10 $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
 
 -- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index

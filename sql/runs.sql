@@ -15,20 +15,20 @@ COMMENT ON SCHEMA keybench IS 'keybench: results of keybench_run and the tables 
 -- The name (unquoted) of run `run_id`'s table in schema keybench: the one definition, which the
 -- SQL here and the Rust (src/kind.rs) both call.
 CREATE FUNCTION keybench.run_table_name(run_id bigint, kind text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s', run_id, kind) $$;
 
 -- The name (unquoted) of child `child` (1 to the run's children) of run `run_id`'s table: its
 -- foreign-key children (keybench_run's children), named after it.
 CREATE FUNCTION keybench.run_child_table_name(run_id bigint, kind text, child int) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s_child%s', run_id, kind, child) $$;
 
 -- The class of the advisory lock every process working on a run or read holds, shared, on
 -- (class, lock_key) for as long as it lives ('kbru'): the one definition, which the SQL here and
 -- the Rust (src/workers/worker.rs) both call.
 CREATE FUNCTION keybench.run_lock_class() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT 1801613941 $$;
 
 CREATE TABLE keybench.runs (
@@ -372,7 +372,7 @@ GRANT SELECT ON keybench.run_logical_figures TO PUBLIC;
 -- `caller` measures this server's own counters or table, which see none of the work on the Citus
 -- workers. Every function that reads a run's per-batch counters or its kept table calls it.
 CREATE FUNCTION keybench.refuse_distributed(run_id bigint, caller text) RETURNS void
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 BEGIN
   IF EXISTS (SELECT FROM keybench.run_nodes n WHERE n.run_id = $1) THEN
     RAISE EXCEPTION '% cannot measure run %: its table is distributed over a Citus cluster', $2, $1
@@ -748,4 +748,4 @@ END $$;
 
 -- The per-batch series of a run.
 CREATE FUNCTION keybench_series(run_id bigint) RETURNS SETOF keybench.batches
-LANGUAGE sql STABLE AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 ORDER BY b.batch $$;
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$ SELECT * FROM keybench.batches b WHERE b.run_id = $1 ORDER BY b.batch $$;

@@ -25,7 +25,7 @@ CREATE TYPE keybench.table_state AS (step text, table_rows bigint, index_tuples 
 -- `caller`. Its table_name is the table's regclass text, named from the run's id and kind and
 -- quoted by construction: never the text stored in keybench.runs, which its writers could change.
 CREATE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
   r keybench.runs;
   t regclass;

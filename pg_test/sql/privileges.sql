@@ -67,3 +67,15 @@ UPDATE keybench.runs SET table_name = NULL WHERE run_id = :kept_run;
 REVOKE ALL ON SCHEMA regress FROM keybench_alice, keybench_nologin;
 DROP OWNED BY keybench_alice, keybench_nologin;
 DROP ROLE keybench_alice, keybench_nologin;
+-- Every SQL and PL/pgSQL function of keybench pins its search_path, so that no schema of the
+-- caller's can name an object it reaches. (The C functions run with the caller's search_path:
+-- the statements they issue name keybench's objects by its schema, src/pg/spi.rs
+-- extension_schema, and PostgreSQL's own by pg_catalog, searched first.) Listed by name only
+-- where one does not, so a new function adds no line here.
+SELECT count(*) > 20 AS checked_them,
+       coalesce(string_agg(p.oid::regprocedure::text, ', ') FILTER (WHERE NOT EXISTS (
+         SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%')), 'none') AS unpinned
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'keybench'
+WHERE p.prolang IN (SELECT oid FROM pg_language WHERE lanname IN ('sql', 'plpgsql'));

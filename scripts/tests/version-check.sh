@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One version everywhere: Cargo.toml's [package] version, and the same in keybench.control
-# (default_version: pgrx writes Cargo.toml's in place of @CARGO_VERSION@, or a literal), META.json
-# (the distribution's and the extension's), the newest update script's target
+# (default_version: pgrx writes Cargo.toml's in place of @CARGO_VERSION@, or a literal), the newest
+# update script's target
 # (sql/keybench--A--B.sql), CHANGELOG.md's top entry, every package file name README.md, docs/*.md
 # and scripts/tools/package.sh show (keybench-X-pgN-linux-x86_64.tar.gz,
 # postgresql-N-keybench_X-R_amd64.deb), and each PACKAGE given: its name, and for a .deb its Version
@@ -22,12 +22,6 @@ versions_of() {
   c=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$root/keybench.control")
   [ "$c" = @CARGO_VERSION@ ] && c=$cargo
   echo "keybench.control ${c:-(none)}"
-  python3 - "$root/META.json" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-print("META.json", m.get("version", "(none)"))
-print("META.json:provides.keybench", m.get("provides", {}).get("keybench", {}).get("version", "(none)"))
-PY
   f=$(cd "$root/sql" && ls keybench--*--*.sql 2>/dev/null | sed 's/^keybench--.*--\(.*\)\.sql$/\1 &/' | sort -V | tail -1)
   echo "sql/${f#* } ${f%% *}"
   echo "CHANGELOG.md $(awk '/^## / { print $2; exit }' "$root/CHANGELOG.md")"
@@ -60,7 +54,7 @@ other=$(awk -F. -v OFS=. '{ $NF = $NF + 1; print }' <<< "$v")
 scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 fresh() { # a scratch copy of the files read above (the update scripts as empty files: their names count)
   rm -rf "$scratch/t"; mkdir -p "$scratch/t/sql" "$scratch/t/docs" "$scratch/t/scripts/tools"
-  cp Cargo.toml keybench.control META.json CHANGELOG.md README.md "$scratch/t/"
+  cp Cargo.toml keybench.control CHANGELOG.md README.md "$scratch/t/"
   cp docs/*.md "$scratch/t/docs/"; cp scripts/tools/package.sh "$scratch/t/scripts/tools/"
   local s; for s in sql/keybench--*--*.sql; do : > "$scratch/t/$s"; done
 }
@@ -81,16 +75,6 @@ check "fails when only Cargo.toml says $other: every other place differs" \
   "$(differing "$scratch/t" | cut -d= -f1 | paste -sd ' ')"
 fresh; sed -i "s/^default_version = .*/default_version = '$other'/" "$scratch/t/keybench.control"
 mutated keybench.control keybench.control
-fresh; python3 - "$scratch/t/META.json" "$other" <<'PY'
-import sys
-p, other = sys.argv[1], sys.argv[2]
-s = open(p).read()
-i = s.index('"version"')          # the distribution's version, the first one
-j = s.index('"', s.index(':', i) + 1) + 1
-k = s.index('"', j)
-open(p, "w").write(s[:j] + other + s[k:])
-PY
-mutated META.json META.json
 fresh; : > "$scratch/t/sql/keybench--$v--$other.sql"
 mutated "sql/keybench--$v--$other.sql (a new update script)" "sql/keybench--$v--$other.sql"
 fresh; sed -i "0,/^## /s//## $other\n\n## /" "$scratch/t/CHANGELOG.md"

@@ -98,9 +98,14 @@ mod sql {
             fpi_per_row: Option<f64>,
             wal_per_row: Option<f64>,
         }
+        // keybench's own functions by their schema: a C function runs with the caller's
+        // search_path, where another schema could name a function the same.
+        let ext = crate::pg::spi::extension_schema();
         let points: Vec<Point> = spi_rows(
-            "SELECT kind, checkpoint_every, r_over_l, fpi_per_row, wal_per_row
-             FROM keybench_curve_points($1) WHERE shape = $2 ORDER BY kind, r_over_l",
+            &format!(
+                "SELECT kind, checkpoint_every, r_over_l, fpi_per_row, wal_per_row
+                 FROM {ext}.keybench_curve_points($1) WHERE shape = $2 ORDER BY kind, r_over_l"
+            ),
             &[ids.clone().into(), shape.into()],
         );
         /// The model's line: R/L, images per row and WAL per row, modelled.
@@ -113,8 +118,10 @@ mod sql {
         }
         // The model's lines, 40 points over the sweep's range of R/L for each kind.
         let lines: Vec<Line> = spi_rows(
-            "SELECT kind, x, model_fpi_per_row, model_wal_per_row FROM keybench_curve_lines($1, $2, 40)
-             ORDER BY kind, x",
+            &format!(
+                "SELECT kind, x, model_fpi_per_row, model_wal_per_row
+                 FROM {ext}.keybench_curve_lines($1, $2, 40) ORDER BY kind, x"
+            ),
             &[ids.into(), shape.into()],
         );
         let mut kinds: Vec<String> = Vec::new();
