@@ -145,7 +145,7 @@ fi
 
 # --- cargo pgrx init: every major this project has, so that any of them can be tested -------
 # pgrx's configuration (which pg_config each major is) belongs to this checkout: PGRX_HOME is
-# .pg/pgrx here (scripts/lib/common.sh and .cargo/config.toml say the same), so that two checkouts on
+# .pg/pgrx here (scripts/lib/common.sh exports the same), so that two checkouts on
 # one machine never rewrite each other's, nor the user's ~/.pgrx.
 export PGRX_HOME="$ROOT/.pg/pgrx"
 mkdir -p "$PGRX_HOME"

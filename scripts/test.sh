@@ -25,7 +25,9 @@
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
 #      start run as written (scripts/tests/readme-check.sh); with 15: the 15 .deb this run made,
 #      installed with apt into Debian's own PostgreSQL 15 in a pg_createcluster cluster, updated from
-#      the previous version's package and removed (scripts/tests/deb-test.sh)
+#      the previous version's package and removed (scripts/tests/deb-test.sh); then the README's
+#      from-source steps as written onto that server, in a HOME and a Rust of their own, CREATE
+#      EXTENSION, and its uninstall steps (scripts/tests/source-test.sh)
 #   6. on PostgreSQL 16, 17 and 18 (those Citus supports): keybench on a Citus cluster of a
 #      coordinator and 2 workers (scripts/tests/citus-test.sh), where that major has Citus installed
 #      (KB_CITUS_PG_CONFIG, or .pg/MAJOR; see scripts/lib/citus.sh); without it, a "skipped" line
@@ -253,7 +255,7 @@ if [ -n "$only" ]; then
     only_log="target/logs/only-$(basename "${script%.*}")-pg$v.log"
     case $(basename "$script") in
       *.py) run_step "$only_log" "$script" python3 "$script" ;;
-      ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh)
+      ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh|source-test.sh)
         run_step "$only_log" "$script" bash "$script" ;;
       fuzz.sh) install_only; run_step "$only_log" "pg$v $script" bash "$script" 2000 "$v" ;;
       *) install_only; run_step "$only_log" "pg$v $script" bash "$script" "$v" ;;
@@ -359,6 +361,8 @@ fi
 if [[ " ${versions[*]} " == *" 15 "* ]]; then
   echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
   run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
+  echo "== scripts/tests/source-test.sh: the README's from-source steps as written, onto Debian's own PostgreSQL 15"
+  run_step target/logs/source-test.log "README from source" bash scripts/tests/source-test.sh
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has
