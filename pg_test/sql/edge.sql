@@ -5,8 +5,9 @@
 -- by each edge value of its type (NULL, zero, -1, the extremes, NaN and infinities, empty, huge and
 -- hostile text, odd relations and arrays...). Each call runs as its own statement (so that
 -- statement_timeout bounds it) in a subtransaction that is always rolled back, so no call changes
--- what the next one sees. Only what does not depend on speed is printed: calls per function, the
--- base call's outcome, and the calls that ended in class XX (none).
+-- what the next one sees. Only what does not depend on speed is printed: per function, the base
+-- call's outcome, whether every argument was tried, and the calls that ended in class XX (none);
+-- never a signature, so that a new argument changes no expected line.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS keybench;
 CREATE SCHEMA edge;
@@ -119,6 +120,9 @@ INSERT INTO edge.value (arg, type, expr)
   UNION ALL SELECT '*', 'int8[]', unnest(ARRAY['NULL', '''{}''', '''{NULL}''', '''{0}''', '''{-1}''',
                                               '''{9223372036854775807}''', '''{{1},{2}}''',
                                               'array_fill((SELECT run_id FROM edge.runs WHERE name = ''v7''), ARRAY[50])'])
+  UNION ALL SELECT '*', 'float8[]', unnest(ARRAY['NULL', '''{}''', '''{NULL}''', '''{0}''', '''{-1}''', '''{NaN}''',
+                                                '''{Infinity}''', '''{-Infinity}''', '''{1e308}''', '''{5e-324}''',
+                                                '''{{1},{2}}''', 'array_fill(1e6::float8, ARRAY[100000])'])
   UNION ALL SELECT '*', 'text[]', unnest(ARRAY['NULL', '''{}''', '''{NULL}''', '''{""}''', 'ARRAY[repeat(''x'', 100000)]',
                                               '''{"\"; DROP TABLE x; --"}''', '''{{a},{b}}''', '''{é,uuidv7}'''])
   UNION ALL SELECT '*', 'jsonb', unnest(ARRAY['NULL', '''null''', '''{}''', '''[]''', '''"keybench-export"''', '''1e400''',
@@ -174,8 +178,8 @@ INSERT INTO edge.value (arg, type, expr)
 UPDATE edge.value SET timeout = '20s' WHERE arg = 'study';
 
 -- Every call: the base call (argno 0), then each argument replaced by each edge value.
-CREATE TABLE edge.call (id serial PRIMARY KEY, fn text, argno int, argname text, value text, sql text,
-                        timeout text, state text, message text, ms float8);
+CREATE TABLE edge.call (id serial PRIMARY KEY, fn text, proname name, nargs int, argno int, argname text,
+                        value text, sql text, timeout text, state text, message text, ms float8);
 CREATE TABLE edge.uncovered (fn text, arg text, type regtype);
 DO $$
 DECLARE
@@ -227,9 +231,9 @@ BEGIN
         SELECT string_agg(format('(%s)::%s', CASE WHEN j = i THEN v ELSE base[j] END, format_type(types[j], NULL)),
                           ', ' ORDER BY j)
           INTO call FROM generate_series(1, n) j;
-        INSERT INTO edge.call (fn, argno, argname, value, sql, timeout)
+        INSERT INTO edge.call (fn, proname, nargs, argno, argname, value, sql, timeout)
           VALUES (format('%s(%s)', f.proname, (SELECT string_agg(format_type(t, NULL), ', ' ORDER BY o)
-                                               FROM unnest(types) WITH ORDINALITY a(t, o))), i, names[i], v,
+                                               FROM unnest(types) WITH ORDINALITY a(t, o))), f.proname, n, i, names[i], v,
                   format('SELECT * FROM %I.%I(%s)', f.nspname, f.proname, coalesce(call, '')),
                   timeout);
       END LOOP;
@@ -268,11 +272,17 @@ SELECT format('SET statement_timeout = %L', c.timeout), format('CALL edge.try(%s
 RESET statement_timeout;
 SET client_min_messages = warning;
 
--- Calls per function; the base call (sane arguments) succeeds; no call ended in class XX or was
--- left without an outcome.
-SELECT fn, count(*) AS calls, min(state) FILTER (WHERE argno = 0) AS base,
-       count(*) FILTER (WHERE state LIKE 'XX%' OR state IS NULL) AS internal_errors
-FROM edge.call GROUP BY fn ORDER BY fn;
+-- Per function name (its overloads together, so that an argument added to a function changes no
+-- line here): the base calls' outcomes (sane arguments: ok, or the SQLSTATE a base call cannot
+-- avoid, such as no standby to reach), whether every argument of every overload was given edge
+-- values, and the calls that ended in class XX or without an outcome (none).
+SELECT proname, string_agg(DISTINCT base, ', ') AS base, bool_and(tried) AS every_argument_tried,
+       sum(internal_errors) AS internal_errors
+FROM (SELECT proname, min(state) FILTER (WHERE argno = 0) AS base,
+             count(DISTINCT argno) FILTER (WHERE argno > 0) = max(nargs) AS tried,
+             count(*) FILTER (WHERE state LIKE 'XX%' OR state IS NULL) AS internal_errors
+      FROM edge.call GROUP BY proname, fn) per_overload
+GROUP BY proname ORDER BY proname;
 -- Arguments of a type that has no edge values (must be none: add values of that type above).
 SELECT * FROM edge.uncovered;
 -- The calls that ended in class XX, with their error (must be none).
