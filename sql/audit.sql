@@ -212,6 +212,10 @@ DECLARE
   top_q text;
   top_plan json;
   top_tid tid;
+  blocks bigint[] := '{}';
+  ext name;
+  updated bigint[] := '{}';
+  updates_read boolean := false;
 BEGIN
   nblocks := pg_relation_size(tab) / current_setting('block_size')::int;
   IF nblocks = 0 THEN
@@ -235,11 +239,28 @@ BEGIN
   -- makes each a TID Range Scan (never a sequential scan).
   FOR i IN 0 .. k - 1 LOOP
     b := (i::bigint * tail_from) / k;
+    blocks := blocks || b;
     parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid AND ctid < %L::tid',
                              col, tab, format('(%s,0)', b), format('(%s,0)', b + 1));
   END LOOP;
   parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid',
                            col, tab, format('(%s,0)', tail_from));
+  blocks := blocks || ARRAY(SELECT generate_series(tail_from, nblocks - 1));
+  -- The rows an UPDATE wrote, where keybench is installed to read the sampled pages' tuple
+  -- headers (keybench_audit_updated_rows): by xmin as young as new rows, but with old keys, so
+  -- ranked neither as new keys nor among the older ones. Without it (the plain-SQL audit), an updated
+  -- row counts as a new one.
+  SELECT n.nspname INTO ext FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname = 'keybench';
+  IF ext IS NOT NULL
+     AND to_regprocedure(format('%I.keybench_audit_updated_rows(regclass, bigint[])', ext)) IS NOT NULL THEN
+    BEGIN
+      EXECUTE format('SELECT %I.keybench_audit_updated_rows($1, $2)', ext) INTO updated USING tab, blocks;
+      updates_read := true;
+    EXCEPTION WHEN OTHERS THEN
+      updated := '{}';
+    END;
+  END IF;
   q := format($q$
     WITH s AS MATERIALIZED (%s),
     -- The newest rows, by the age of the transaction that wrote each row (xmin), rows of one
@@ -250,33 +271,39 @@ BEGIN
     -- inserts make now (a switch of version): the youngest twentieth of the sample, at least 10 (latest).
     f AS MATERIALIZED (
       SELECT s.t, s.key, s.xage, f.form, f.prefix, f.version, f.ms,
+             ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[]) AS upd,
              CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
                   WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
       FROM s, keybench.audit_value(s.key::text, %L) f
       WHERE s.key IS NOT NULL),
     v AS MATERIALIZED (
       SELECT f.*,
-             row_number() OVER young <= greatest(count(*) OVER () / 4, least(30, count(*) OVER () / 2)) AS newest,
-             row_number() OVER (PARTITION BY f.class ORDER BY f.xage, f.t DESC)
-               <= greatest(count(*) OVER (PARTITION BY f.class) / 4, least(30, count(*) OVER (PARTITION BY f.class) / 2))
+             NOT f.upd AND row_number() OVER young
+               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER () / 4, least(30, count(*) FILTER (WHERE NOT f.upd) OVER () / 2))
+               AS newest,
+             NOT f.upd AND row_number() OVER (PARTITION BY f.class ORDER BY f.upd, f.xage, f.t DESC)
+               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER (PARTITION BY f.class) / 4,
+                           least(30, count(*) FILTER (WHERE NOT f.upd) OVER (PARTITION BY f.class) / 2))
                AS newest_in_class,
-             row_number() OVER young <= greatest(count(*) OVER () / 20, least(10, count(*) OVER ())) AS latest
-      FROM f WINDOW young AS (ORDER BY f.xage, f.t DESC)),
-    -- Each newest key's rank among the older sampled keys (of its class, and of all): the share
-    -- of them below it, counted in one pass over the keys in order (a key index's keys are
+             NOT f.upd AND row_number() OVER young
+               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER () / 20, least(10, count(*) FILTER (WHERE NOT f.upd) OVER ()))
+               AS latest
+      FROM f WINDOW young AS (ORDER BY f.upd, f.xage, f.t DESC)),
+    -- Each newest key's rank among the older sampled keys (of its class, and of all; rows an UPDATE
+    -- wrote are neither): the share of them below it, counted in one pass over the keys in order (a key index's keys are
     -- distinct, so the older keys up to a newest one are those below it).
     ranked AS (
       SELECT w.class, w.old_below::float8 / nullif(w.old_in_class, 0) AS rank
       FROM (SELECT v.class, v.newest_in_class,
-                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
-                   count(*) FILTER (WHERE NOT v.newest_in_class) OVER (PARTITION BY v.class) AS old_in_class
+                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.upd) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.upd) OVER (PARTITION BY v.class) AS old_in_class
             FROM v) w
       WHERE w.newest_in_class),
     ranked_all AS (
       SELECT w.old_below::float8 / nullif(w.old_all, 0) AS rank_all
       FROM (SELECT v.newest,
-                   count(*) FILTER (WHERE NOT v.newest) OVER (ORDER BY v.key) AS old_below,
-                   count(*) FILTER (WHERE NOT v.newest) OVER () AS old_all
+                   count(*) FILTER (WHERE NOT v.newest AND NOT v.upd) OVER (ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest AND NOT v.upd) OVER () AS old_all
             FROM v) w
       WHERE w.newest),
     -- The class the inserts make now: the latest rows' most common.
@@ -293,6 +320,7 @@ BEGIN
       'tail_pages', %s,
       'table_pages', %s,
       'rows', (SELECT count(*) FROM v),
+      'updated_rows', (SELECT count(*) FROM v WHERE upd),
       'newest_rows', (SELECT count(*) FROM v WHERE latest),
       'transactions', (SELECT count(DISTINCT xage) FROM v),
       'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),
@@ -327,11 +355,11 @@ BEGIN
       'ranked_rows_all', (SELECT count(rank_all) FROM ranked_all),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
       'highest_key_is_newest', %L::tid >= %L::tid))
-    $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid,
+    $q$, array_to_string(parts, E'\nUNION ALL '), updated, is_uuid,
         k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from),
         top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
-  RETURN result;
+  RETURN result || jsonb_build_object('updates_read', updates_read);
 END $$;
 
 -- A key's kind, from its default (the column's default expression or identity) and from its

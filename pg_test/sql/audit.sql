@@ -194,18 +194,32 @@ FROM keybench_audit('flakes') ORDER BY table_name;
 DROP SCHEMA flakes CASCADE;
 -- Order on any table: rows of about 2 kB (4 to a page, so the last 2 pages hold 8 rows, too few
 -- to rank), written by 30 transactions; and a table where 30% of the rows were deleted, VACUUM ran
--- and new rows filled the free space all over it. The newest rows are the sample's youngest by
--- xmin, wherever they lie. 200 sampled pages: 800 rows, the newest 200, so that a random key's
+-- and new rows filled the free space all over it; and two tables (keys in order, keys at random)
+-- where 30% of the rows were then updated, in 10 transactions after the last insert, so that the
+-- youngest row versions by xmin are all updated rows with old keys: their tuple headers say an
+-- UPDATE wrote them, and they are left out of the ranking. The newest rows are the sample's youngest
+-- by xmin, wherever they lie. 200 sampled pages: 800 rows, the newest 200, so that a random key's
 -- median rank is nowhere near the thresholds.
 CREATE SCHEMA wide;
 CREATE TABLE wide.in_order (id bigint PRIMARY KEY, pad text NOT NULL);
 CREATE TABLE wide.random (id uuid PRIMARY KEY, pad text NOT NULL);
 CREATE TABLE wide.reused (id bigint PRIMARY KEY, pad text NOT NULL) WITH (autovacuum_enabled = off);
+CREATE TABLE wide.updated (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int NOT NULL, pad text NOT NULL);
+CREATE TABLE wide.updated_random (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int NOT NULL, pad text NOT NULL);
 DO $$ BEGIN
   FOR i IN 0..29 LOOP
     INSERT INTO wide.in_order SELECT g, repeat(md5(g::text), 60) FROM generate_series(i * 100 + 1, i * 100 + 100) g;
     INSERT INTO wide.random SELECT gen_random_uuid(), repeat(md5(g::text), 60) FROM generate_series(i * 100 + 1, i * 100 + 100) g;
     INSERT INTO wide.reused SELECT g, repeat('x', 400) FROM generate_series(i * 1000 + 1, i * 1000 + 1000) g;
+    INSERT INTO wide.updated (n, pad) SELECT g, repeat('x', 400) FROM generate_series(i * 1000 + 1, i * 1000 + 1000) g;
+    INSERT INTO wide.updated_random (n, pad) SELECT g, repeat('x', 400) FROM generate_series(i * 1000 + 1, i * 1000 + 1000) g;
+    COMMIT;
+  END LOOP;
+END $$;
+DO $$ BEGIN
+  FOR i IN 0..9 LOOP
+    UPDATE wide.updated SET pad = pad || 'y' WHERE n % 100 BETWEEN i * 3 AND i * 3 + 2;
+    UPDATE wide.updated_random SET pad = pad || 'y' WHERE n % 100 BETWEEN i * 3 AND i * 3 + 2;
     COMMIT;
   END LOOP;
 END $$;
@@ -222,7 +236,8 @@ SELECT count(*) FILTER (WHERE ctid < format('(%s,0)', pg_relation_size('wide.reu
 FROM wide.reused WHERE id > 30000;
 SELECT table_name, key_kind, insert_order, finding,
        sources LIKE '%newest by the age of the transaction that wrote each row (xmin): the youngest quarter%' AS by_xmin,
-       substring(sources FROM 'from ([0-9]+) of the sample''s [0-9]+ transactions')::int > 1 AS several_transactions
+       substring(sources FROM 'from ([0-9]+) of the sample''s [0-9]+ transactions')::int > 1 AS several_transactions,
+       substring(sources FROM '([0-9]+) sampled rows were written by an UPDATE')::int > 100 AS updates_told_apart
 FROM keybench_audit('wide', sample_pages => 200) ORDER BY table_name;
 DROP SCHEMA wide CASCADE;
 -- uuid v1 in a uuid column: its clock's low 32 bits come first, so its keys wrap in byte order

@@ -260,6 +260,13 @@ mod sql {
                     }
                 ));
             }
+            match (v.get("updates_read").and_then(Value::as_bool), n("updated_rows")) {
+                (Some(true), 0) => {}
+                (Some(true), u) => out.push_str(&format!(
+                    "; {u} sampled rows were written by an UPDATE (their tuple headers say so): as young as new rows by xmin but with old keys, they are ranked neither as new keys nor as older ones"
+                )),
+                _ => out.push_str("; rows written by an UPDATE were not told apart (their tuple headers unread): each counts as a new row"),
+            }
         }
         if let Some(c) = correlation {
             out.push_str(&format!(

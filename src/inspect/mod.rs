@@ -3,6 +3,7 @@
 //! - [`density`]: B-tree leaf density and fragmentation from the pages (pgstatindex's figures and
 //!   more)
 //! - [`audit`]: the keys a database already has, with a verdict for each
+//! - [`heap`]: which sampled heap tuples an UPDATE wrote (the audit's measure of order)
 //! - [`sample`]: what the running server's keys cost it over a window: WAL by relation
 //!   (pg_walinspect), rows inserted, blocks read, checkpoints
 //! - [`plan`]: the migration plan for a key, as SQL to run by hand
@@ -11,5 +12,6 @@
 pub mod audit;
 pub mod citus;
 pub mod density;
+pub mod heap;
 pub mod plan;
 pub mod sample;

@@ -9,5 +9,6 @@
 pub mod audit;
 pub mod citus;
 pub mod density;
+pub mod heap;
 pub mod plan;
 pub mod sample;
