@@ -63,6 +63,10 @@ pub fn in_transaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
 /// subtransaction rolled back and the error returned, and the caller goes on (as a PL/pgSQL
 /// exception block does). Reads only: a subtransaction that writes nothing takes no transaction
 /// id, so this works on a hot standby too.
+///
+/// A cancel (57014: statement_timeout, pg_cancel_backend, Ctrl-C) is not caught: after the
+/// rollback it goes on up and ends the statement, as PL/pgSQL's `WHEN OTHERS` lets it, so that a
+/// caller's statement_timeout bounds the whole statement.
 pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
     // SAFETY: the caller is a backend inside a transaction; the subtransaction begun here is
     // released or rolled back below, on both paths, and the caller's memory context and resource
@@ -86,7 +90,11 @@ pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
             pg_sys::MemoryContextSwitchTo(cxt);
             pg_sys::CurrentResourceOwner = owner;
         }
-        Err(caught(&e))
+        let failure = caught(&e);
+        if failure.sqlstate == PgSqlErrorCode::ERRCODE_QUERY_CANCELED as isize as i32 {
+            e.rethrow();
+        }
+        Err(failure)
     })
     .execute()
 }
