@@ -382,12 +382,12 @@ for v in "${versions[@]}"; do
   fi
 done
 
-echo "== docs/GUIDE.md's psql transcript matches pg_test/expected/readme.out"
-if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' docs/GUIDE.md \
+echo "== docs/results/PSQL-SESSION.md's psql transcript matches pg_test/expected/readme.out"
+if awk '/<!-- readme.out end -->/ { f = 0 } f { print } /<!-- readme.out begin -->/ { f = 1 }' docs/results/PSQL-SESSION.md \
     | sed '1d;$d' | diff -u - pg_test/expected/readme.out; then
   echo ok; passed=$((passed + 1))
 else
-  failed=$((failed + 1)); failures+=("docs/GUIDE.md transcript differs from pg_test/expected/readme.out")
+  failed=$((failed + 1)); failures+=("docs/results/PSQL-SESSION.md transcript differs from pg_test/expected/readme.out")
 fi
 if [[ " ${versions[*]} " == *" 18 "* ]]; then
   echo "== scripts/tests/readme-check.sh 18: the README's quick start, run as it is written"

@@ -1,7 +1,7 @@
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- Least privilege: what starts background workers, creates tables, loads data or burns CPU is not
--- executable by PUBLIC (docs/GUIDE.md, Privileges, has the GRANTs that let a role use it). The generators,
+-- executable by PUBLIC (docs/OPERATIONS.md, Privileges, has the GRANTs that let a role use it). The generators,
 -- decoders and read-only reports stay usable by every role.
 DO $$
 DECLARE

@@ -21,7 +21,7 @@ GRANT EXECUTE ON FUNCTION keybench_run TO keybench_alice;
 SET ROLE keybench_alice;
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000)$$);
 RESET ROLE;
--- docs/GUIDE.md, Privileges: what lets a role run keybench_run.
+-- docs/OPERATIONS.md, Privileges: what lets a role run keybench_run.
 GRANT USAGE, CREATE ON SCHEMA keybench TO keybench_alice;
 GRANT SELECT, INSERT, UPDATE ON keybench.runs TO keybench_alice;
 GRANT SELECT, INSERT ON keybench.batches TO keybench_alice;

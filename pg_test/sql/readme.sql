@@ -1,4 +1,4 @@
--- The examples in docs/GUIDE.md. Their output is pg_test/expected/readme.out, which GUIDE.md quotes.
+-- The examples of keybench's docs. Their output is pg_test/expected/readme.out, which docs/results/PSQL-SESSION.md quotes.
 CREATE EXTENSION keybench;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';

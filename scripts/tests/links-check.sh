@@ -104,13 +104,15 @@ for f in sys.argv[1:]:
             print(f'not ok - links: {p}')
     else:
         print(f'ok - links: {f}: {checked} relative links resolve ({with_anchor} to a heading)')
-# GUIDE.md's contents list names every ## and ### heading after it, in order, and nothing else.
-guide = 'docs/GUIDE.md'
-if guide in sys.argv[1:]:
-    text = blank_fences(open(guide, encoding='utf-8').read())
-    listed = re.findall(r'^ *- \[.*\]\(#([^)]+)\)$', text.split('## Contents', 1)[1].split('\n## ', 1)[0], re.M) \
-        if '## Contents' in text else []
-    body = text.split('## Contents', 1)[1].split('\n## ', 1)[1] if '## Contents' in text else ''
+# A page's contents list (a "## Contents" section, as the guide's pages have) names every ## and ###
+# heading after it, in order, and nothing else.
+for page in sys.argv[1:]:
+    text = blank_fences(open(page, encoding='utf-8').read())
+    if not re.search(r'^## Contents$', text, re.M):
+        continue
+    after = text.split('\n## Contents\n', 1)[1]
+    listed = re.findall(r'^ *- \[.*\]\(#([^)]+)\)$', after.split('\n## ', 1)[0], re.M)
+    body = after.split('\n## ', 1)[1] if '\n## ' in after else ''
     seen, heads = {}, []
     for m in re.finditer(r'^(?:##|###) (.*)$', '## ' + body, re.M):
         s = slug(m.group(1))
@@ -120,8 +122,9 @@ if guide in sys.argv[1:]:
     if listed != heads:
         failed = 1
         missing = [h for h in heads if h not in listed][:5]
-        print(f'not ok - links: {guide}: its contents list differs from its headings (not listed: {missing})')
+        extra = [h for h in listed if h not in heads][:5]
+        print(f'not ok - links: {page}: its contents list differs from its headings (not listed: {missing}; listed, no such heading: {extra})')
     else:
-        print(f'ok - links: {guide}: its contents list names its {len(heads)} headings in order')
+        print(f'ok - links: {page}: its contents list names its {len(heads)} headings in order')
 sys.exit(failed)
 PY

@@ -3,8 +3,8 @@
 # <!-- quickstart end -->) is run statement by statement against a throwaway PostgreSQL MAJOR
 # (default 18) with keybench installed, and what psql prints is compared with the README's, every
 # number masked (timings, sizes and random keys' density differ from run to run) and runs of
-# spaces and dashes folded (column widths follow the numbers). GUIDE.md's longer transcript is
-# checked exactly, against pg_test/expected/readme.out, by scripts/test.sh.
+# spaces and dashes folded (column widths follow the numbers). docs/results/PSQL-SESSION.md's longer
+# transcript is checked exactly, against pg_test/expected/readme.out, by scripts/test.sh.
 # Usage: scripts/tests/readme-check.sh [MAJOR]   (prints "ok - ..." / "not ok - ..."; exit 1 on failure)
 #        WRITE=1 scripts/tests/readme-check.sh   replaces the README's session with what psql printed
 set -uo pipefail

@@ -214,7 +214,7 @@ check "keybench_replay is not executable by PUBLIC" "42501" \
   "$(as_role "SELECT * FROM keybench_replay('$roleconn', ARRAY['bigint'], 1000, checkpoint_first => false)" | sed -n 's/^ERROR:  \([0-9A-Z]*\): permission denied for function keybench_replay/\1/p')"
 q "GRANT EXECUTE ON FUNCTION keybench_replay TO kb_standby_role" >/dev/null
 check "without the run_replay grants: 42501 naming them" "42501|t" \
-  "$(as_role "SELECT * FROM keybench_replay('$roleconn', ARRAY['bigint'], 1000, checkpoint_first => false)" | sed -n 's/^ERROR:  \([0-9A-Z]*\): permission denied to start keybench_run as role "kb_standby_role": it lacks INSERT and UPDATE on keybench.run_replay (keybench_replay)$/\1/p; s/^HINT: .*GRANT INSERT, UPDATE ON keybench.run_replay TO kb_standby_role; (docs\/GUIDE.md: Privileges)\.$/t/p' | paste -sd'|')"
+  "$(as_role "SELECT * FROM keybench_replay('$roleconn', ARRAY['bigint'], 1000, checkpoint_first => false)" | sed -n 's/^ERROR:  \([0-9A-Z]*\): permission denied to start keybench_run as role "kb_standby_role": it lacks INSERT and UPDATE on keybench.run_replay (keybench_replay)$/\1/p; s/^HINT: .*GRANT INSERT, UPDATE ON keybench.run_replay TO kb_standby_role; (docs\/OPERATIONS.md: Privileges)\.$/t/p' | paste -sd'|')"
 q "GRANT INSERT, UPDATE ON keybench.run_replay TO kb_standby_role" >/dev/null
 check "a standby-side role that may not pause replay: 42501 with the GRANT" \
   "42501: keybench_replay: role \"kb_standby_role\" on the standby on port $sport (a Unix socket) may not pause and resume replay|HINT:  A superuser can grant it on the primary (grants replicate to the standby): GRANT EXECUTE ON FUNCTION pg_wal_replay_pause(), pg_wal_replay_resume() TO kb_standby_role;" \

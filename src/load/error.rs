@@ -31,6 +31,6 @@ pub fn grants_hint(role: &str, missing: &str) -> String {
     format!(
         "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
          GRANT SELECT, INSERT, UPDATE ON keybench.runs TO {role}; GRANT SELECT, INSERT ON \
-         keybench.batches TO {role};{standbys}{checkpoint} (docs/GUIDE.md: Privileges)."
+         keybench.batches TO {role};{standbys}{checkpoint} (docs/OPERATIONS.md: Privileges)."
     )
 }

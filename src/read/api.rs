@@ -172,7 +172,7 @@ fn check_can_read(r: &ReadParams) {
             format!(
                 "A superuser can grant them: GRANT USAGE, CREATE ON SCHEMA keybench TO {role}; \
                  GRANT SELECT ON keybench.runs TO {role}; GRANT SELECT, INSERT, UPDATE ON \
-                 keybench.reads TO {role}; (docs/GUIDE.md: Privileges)."
+                 keybench.reads TO {role}; (docs/OPERATIONS.md: Privileges)."
             )
         },
     );

@@ -28,7 +28,7 @@ impl SqlError for CitusError {
         match self {
             CitusError::NotInstalled(_) => Some(
                 "Run it on a Citus coordinator: shared_preload_libraries = 'citus,keybench' and \
-                 CREATE EXTENSION citus in this database (docs/GUIDE.md: Distributed runs on a Citus cluster). On one server, \
+                 CREATE EXTENSION citus in this database (docs/REPLICAS.md: Distributed runs on a Citus cluster). On one server, \
                  leave distributed => false."
                     .into(),
             ),

@@ -235,7 +235,7 @@ impl SqlError for RunError {
             ),
             RunError::OntoNoDefault(..) => Some(
                 "Give the bigint column a sequence default (as a migration through a new column does, \
-                 docs/GUIDE.md: A switch of generator on a live table), or switch with a kind that \
+                 docs/SCENARIOS.md: A switch of generator on a live table), or switch with a kind that \
                  makes its keys, such as snowflake."
                     .into(),
             ),
