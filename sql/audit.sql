@@ -276,34 +276,38 @@ BEGIN
                   WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
       FROM s, keybench.audit_value(s.key::text, %L) f
       WHERE s.key IS NOT NULL),
+    -- Rows an UPDATE wrote are left out where 60 or more others remain to rank; else (a table
+    -- whose every row is updated soon after its insert) they count as new, and sources say so.
+    fa AS MATERIALIZED (
+      SELECT f.*, f.upd AND (SELECT count(*) FILTER (WHERE NOT f2.upd) >= 60 FROM f f2) AS apart FROM f),
     v AS MATERIALIZED (
       SELECT f.*,
-             NOT f.upd AND row_number() OVER young
-               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER () / 4, least(30, count(*) FILTER (WHERE NOT f.upd) OVER () / 2))
+             NOT f.apart AND row_number() OVER young
+               <= greatest(count(*) FILTER (WHERE NOT f.apart) OVER () / 4, least(30, count(*) FILTER (WHERE NOT f.apart) OVER () / 2))
                AS newest,
-             NOT f.upd AND row_number() OVER (PARTITION BY f.class ORDER BY f.upd, f.xage, f.t DESC)
-               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER (PARTITION BY f.class) / 4,
-                           least(30, count(*) FILTER (WHERE NOT f.upd) OVER (PARTITION BY f.class) / 2))
+             NOT f.apart AND row_number() OVER (PARTITION BY f.class ORDER BY f.apart, f.xage, f.t DESC)
+               <= greatest(count(*) FILTER (WHERE NOT f.apart) OVER (PARTITION BY f.class) / 4,
+                           least(30, count(*) FILTER (WHERE NOT f.apart) OVER (PARTITION BY f.class) / 2))
                AS newest_in_class,
-             NOT f.upd AND row_number() OVER young
-               <= greatest(count(*) FILTER (WHERE NOT f.upd) OVER () / 20, least(10, count(*) FILTER (WHERE NOT f.upd) OVER ()))
+             NOT f.apart AND row_number() OVER young
+               <= greatest(count(*) FILTER (WHERE NOT f.apart) OVER () / 20, least(10, count(*) FILTER (WHERE NOT f.apart) OVER ()))
                AS latest
-      FROM f WINDOW young AS (ORDER BY f.upd, f.xage, f.t DESC)),
+      FROM fa f WINDOW young AS (ORDER BY f.apart, f.xage, f.t DESC)),
     -- Each newest key's rank among the older sampled keys (of its class, and of all; rows an UPDATE
     -- wrote are neither): the share of them below it, counted in one pass over the keys in order (a key index's keys are
     -- distinct, so the older keys up to a newest one are those below it).
     ranked AS (
       SELECT w.class, w.old_below::float8 / nullif(w.old_in_class, 0) AS rank
       FROM (SELECT v.class, v.newest_in_class,
-                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.upd) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
-                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.upd) OVER (PARTITION BY v.class) AS old_in_class
+                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.apart) OVER (PARTITION BY v.class ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest_in_class AND NOT v.apart) OVER (PARTITION BY v.class) AS old_in_class
             FROM v) w
       WHERE w.newest_in_class),
     ranked_all AS (
       SELECT w.old_below::float8 / nullif(w.old_all, 0) AS rank_all
       FROM (SELECT v.newest,
-                   count(*) FILTER (WHERE NOT v.newest AND NOT v.upd) OVER (ORDER BY v.key) AS old_below,
-                   count(*) FILTER (WHERE NOT v.newest AND NOT v.upd) OVER () AS old_all
+                   count(*) FILTER (WHERE NOT v.newest AND NOT v.apart) OVER (ORDER BY v.key) AS old_below,
+                   count(*) FILTER (WHERE NOT v.newest AND NOT v.apart) OVER () AS old_all
             FROM v) w
       WHERE w.newest),
     -- The class the inserts make now: the latest rows' most common.
@@ -321,6 +325,7 @@ BEGIN
       'table_pages', %s,
       'rows', (SELECT count(*) FROM v),
       'updated_rows', (SELECT count(*) FROM v WHERE upd),
+      'updated_apart', (SELECT bool_or(apart) FROM v),
       'newest_rows', (SELECT count(*) FROM v WHERE latest),
       'transactions', (SELECT count(DISTINCT xage) FROM v),
       'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),

@@ -262,6 +262,9 @@ mod sql {
             }
             match (v.get("updates_read").and_then(Value::as_bool), n("updated_rows")) {
                 (Some(true), 0) => {}
+                (Some(true), u) if v.get("updated_apart").and_then(Value::as_bool) != Some(true) => out.push_str(&format!(
+                    "; {u} sampled rows were written by an UPDATE (their tuple headers say so), too many to leave out (fewer than 60 others): they count among the newest rows"
+                )),
                 (Some(true), u) => out.push_str(&format!(
                     "; {u} sampled rows were written by an UPDATE (their tuple headers say so): as young as new rows by xmin but with old keys, they are ranked neither as new keys nor as older ones"
                 )),
