@@ -11,6 +11,10 @@
 #   prefect         Prefect's server database: native uuid keys, every one made in the client
 #                   although the columns default to gen_random_uuid(): v4 (flows, flow runs,
 #                   deployments...) and v7 (task runs, states, logs), with foreign keys onto them
+#   dagster         Dagster's instance storage (dagster-postgres): its runs and event_logs, rows of
+#                   about 1 kB, keyed by bigserial ids, each event written in a transaction of its
+#                   own; run ids str(uuid4()) in varchar(255), with run_tags' foreign key onto them;
+#                   snapshot ids, SHA-1 hex of their content
 #   libkeys         keys no application here makes, made by the client libraries applications use
 #                   for them (advanced-alchemy's UUIDv7Base and NanoIDBase, uuid-utils' uuid7 as
 #                   text and hex, python-ulid, snowflake-id from the Unix and from Twitter's epoch,
@@ -81,12 +85,12 @@ if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
   if ! timed venv make_venv; then not_ok "the venv of the pinned applications ($(tail -3 "$logs/venv.log"))"; exit 1; fi
 fi
 flock -u 9
-ok "the venv holds the pinned applications ($("$py" -c 'import django, silk, django_q, mlflow, prefect; print("django", django.__version__, "mlflow", mlflow.__version__, "prefect", prefect.__version__)' 2>&1))"
+ok "the venv holds the pinned applications ($("$py" -c 'import django, silk, django_q, mlflow, prefect, dagster; print("django", django.__version__, "mlflow", mlflow.__version__, "prefect", prefect.__version__, "dagster", dagster.__version__)' 2>&1))"
 
 # The cluster, of the PostgreSQL keybench is installed in (KB_PG_CONFIG: another install of MAJOR).
 trap 'cluster_stop "$name" "$v"' EXIT
 cluster_start "$name" "$v" "$(port_for audit-apps "$v")" fsync=off >/dev/null || { not_ok "cluster"; exit 1; }
-dbs=(silk django_q celery_results mlflow prefect libkeys)
+dbs=(silk django_q celery_results mlflow prefect dagster libkeys)
 for db in "${dbs[@]}"; do psql -q -c "CREATE DATABASE $db" >/dev/null || not_ok "CREATE DATABASE $db"; done
 export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0
 
@@ -124,6 +128,26 @@ if timed prefect-migrate "$venv/bin/prefect" server database upgrade -y; then
   driver prefect "Prefect's migrations, then PrefectClient through its API" "$py" "$here/prefect_app.py"
 else
   not_ok "prefect: prefect server database upgrade ($(tail -3 "$logs/prefect-migrate.log" | tr '\n' ' '))"
+fi
+
+# Dagster: its own `dagster instance migrate` on an instance whose run, event-log and schedule
+# storages are dagster-postgres' (they create their tables and stamp alembic on an empty database),
+# then jobs run in this process against that instance. DAGSTER_HOME anew each run (its dagster.yaml,
+# and the runs' compute logs and outputs). The URL names psycopg2: SQLAlchemy 2.1's default
+# PostgreSQL driver is psycopg 3, which the venv does not hold.
+rm -rf "$outdir/dagster-home" && mkdir -p "$outdir/dagster-home"
+cat > "$outdir/dagster-home/dagster.yaml" <<EOF
+storage:
+  postgres:
+    postgres_url: "postgresql+psycopg2://postgres@/dagster?host=$PGHOST&port=$PGPORT"
+telemetry:
+  enabled: false
+EOF
+if timed dagster-migrate env DAGSTER_HOME="$outdir/dagster-home" "$venv/bin/dagster" instance migrate; then
+  driver dagster "Dagster's storages and instance migrate, then jobs of assets and ops run in process" \
+    env DAGSTER_HOME="$outdir/dagster-home" "$py" "$here/dagster_app.py"
+else
+  not_ok "dagster: dagster instance migrate ($(tail -3 "$logs/dagster-migrate.log" | tr '\n' ' '))"
 fi
 driver libkeys "SQLAlchemy models whose keys advanced-alchemy, uuid-utils, python-ulid, snowflake-id, cuid2, svix-ksuid, pymongo (bson), cuid, typeid-python, timeflake make" \
   "$py" "$here/libkeys.py"

@@ -97,6 +97,9 @@ KINDS = {
     "snowflake-unix-epoch": ("snowflake-like integer", "bigint", "in order"),
     # the application's own values (names, slugs, revision ids, constants): nothing makes them
     # but the application, and no generator's shape is in them
+    # a SHA-1 of content (Dagster's snapshot ids): 40 hex digits that land at random; keybench
+    # names no hash family, so its kind is the application's own values
+    "sha1-hex40": ("application-supplied", "text: 40 characters, hex", "random"),
     "natural": ("application-supplied", None, None),
 }
 PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-", "typeid-text": "user_"}

@@ -29,6 +29,7 @@ SHAPES = {
     "uuid-v4-hex32-prefixed": "c ~ '^m-" + HEX32.format(v=4)[1:] + "'",
     "random-hex128-prefixed": "c ~ '^tr-[0-9a-f]{32}$'",
     "random-hex64": "c ~ '^[0-9a-f]{16}$'",
+    "sha1-hex40": "c ~ '^[0-9a-f]{40}$'",
     "ulid-text": "c ~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
     # snowflake-id: timestamp << 22 | instance << 12 | sequence; the driver's instance is 7; the
     # timestamp's milliseconds from the Unix epoch, or from Twitter's, fall between 2020 and now
