@@ -46,9 +46,9 @@
 #   --only NAME     one test, reusing the build: NAME is a regression file (pg_test/sql/NAME.sql, run
 #                   after setup.sql in a fresh cluster with keybench preloaded), an isolation spec
 #                   (pg_test/isolation/specs/NAME.spec), a script (scripts/tests/NAME.sh, or
-#                   NAME-test.sh), `core` (the core crate's unit tests), `schema` (the update script
-#                   against a fresh install, scripts/tests/schema-check.sh) or the name (or part of
-#                   the name) of #[pg_test]s (cargo pgrx test pgMAJOR NAME)
+#                   NAME-test.sh; `lifecycle`: the update script against a fresh install), `core`
+#                   (the core crate's unit tests) or the name (or part of the name) of #[pg_test]s
+#                   (cargo pgrx test pgMAJOR NAME)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 suite_start=$SECONDS
