@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The figures the docs quote come from the results: every number in the keybench column of
-docs/EXPERIMENTS.md's figure-by-figure table appears, at the precision quoted, in the result files
-that row links to (docs/results/...; "same run" or "same file": the row above's; a row without a
+"""The figures the docs quote come from the results: every number in the keybench column (the 4th
+of 7: study, figure, the study, keybench, verdict, conditions, where) of docs/EXPERIMENTS.md's
+figure-by-figure tables appears, at the precision quoted, in the result files that row links to (docs/results/...; "same run" or "same file": the row above's; a row without a
 link says "no run" and quotes no figure), and every number in the keybench column of its table of
-the figures at a glance (the headline figures, once the README's) appears in its rows of the same
-study. A figure rounded for the table matches the result it was rounded from (493 for 492.76; a
+the figures at a glance (6 columns, no links; the headline figures, once the README's) appears in
+its rows of the same study. A figure rounded for the table matches the result it was rounded from (493 for 492.76; a
 half either way: 21.25 as 21.2 or 21.3). Prints "ok - figures: ..." or "not ok - figures: ..."
 lines; exits 1 when a quoted figure is in no file it points to.
 
@@ -66,10 +66,10 @@ def table_rows(path, first_header):
 
 failed = 0
 experiments = os.path.join(ROOT, "docs", "EXPERIMENTS.md")
-rows = [r for r in table_rows(experiments, "| study |") if len(r) == 6 and r[0] in "ABCD"]
+rows = [r for r in table_rows(experiments, "| study |") if len(r) == 7 and r[0] in "ABCD"]
 checked = 0
 last_links = []
-for study, figure, _, keybench, _, where in rows:
+for study, figure, _, keybench, _, _, where in rows:
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", where) or (last_links if where.startswith("same") else [])
     last_links = links
     if not links:
@@ -93,10 +93,10 @@ readme_failed = 0
 by_study = {}
 for r in rows:
     by_study.setdefault(r[0], []).extend(numbers(r[3]))
-readme = table_rows(os.path.join(ROOT, "docs", "EXPERIMENTS.md"), "| study | figure | the study | keybench | verdict |")
-readme = [r for r in readme if len(r) == 5 and r[0] in "ABCD"]
+readme = table_rows(os.path.join(ROOT, "docs", "EXPERIMENTS.md"), "| study |")
+readme = [r for r in readme if len(r) == 6 and r[0] in "ABCD"]
 quoted = 0
-for study, figure, _, keybench, _ in readme:
+for study, figure, _, keybench, _, _ in readme:
     for value, decimals in numbers(keybench):
         quoted += 1
         if not found(value, decimals, by_study.get(study, [])):
