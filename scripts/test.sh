@@ -308,7 +308,7 @@ echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
 run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
 echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no figure typed into prose, every query's file"
 run_step target/logs/reports-check.log "reports" python3 scripts/tests/reports-check.py
-echo "== scripts/tests/figures-check.py: every figure of the studies' tables in the result file it comes from"
+echo "== scripts/tests/figures-check.py: every figure of the studies' tables and of the user pages' prose in the result file it comes from, or marked a definition"
 run_step target/logs/figures-check.log "figures" python3 scripts/tests/figures-check.py
 echo "== scripts/tests/demo-check.py: docs/DEMO.md shows what the main job prints now"
 run_step target/logs/demo-check.log "demo transcript" python3 scripts/tests/demo-check.py
