@@ -383,6 +383,8 @@ BEGIN
       'ulid_last_ms', (SELECT max(ms) FROM v WHERE form = 'ulid'),
       'nonrfc_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
       'nonrfc_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
+      'v4_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4' AND form = 'uuid'),
+      'v4_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4' AND form = 'uuid'),
       'text_time_min_ms', (SELECT min(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
       'text_time_max_ms', (SELECT max(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
       'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
@@ -496,7 +498,15 @@ BEGIN
       WHEN main_form IN ('uuid', 'text36', 'hex32') THEN
         CASE main
           WHEN 'v7' THEN 'uuid v7'
-          WHEN 'v4' THEN CASE WHEN main_form = 'uuid' THEN 'uuid v4 (random)' ELSE 'uuid v4' END
+          -- A ULID with v4's version and variant bits set over it (python-ulid's to_uuid4, and
+          -- the like): its first 48 bits are milliseconds, which for 10 or more random v4 keys
+          -- fall between 2015 and now at the 10th and 90th percentiles about never (the window
+          -- is 11 of the 8,900 years 48 bits of milliseconds span).
+          WHEN 'v4' THEN CASE WHEN main_form = 'uuid' AND (vals->'versions'->>'v4')::int >= 10
+                                   AND (vals->>'v4_first_ms')::bigint BETWEEN plausible_from AND now_ms
+                                   AND (vals->>'v4_last_ms')::bigint BETWEEN plausible_from AND now_ms
+                                THEN 'ulid as uuid'
+                              WHEN main_form = 'uuid' THEN 'uuid v4 (random)' ELSE 'uuid v4' END
           WHEN 'v1' THEN 'uuid v1'
           WHEN 'v6' THEN 'uuid v6'
           WHEN 'v8' THEN 'uuid v8'

@@ -88,6 +88,15 @@ KINDS = {
     "typeid-text": ("ulid as text", "text: 26 characters (TypeID: a uuid v7 in base32) after a prefix ({prefix})", "in order"),
     # timeflake's uuid: 48 bits of milliseconds first, like a ULID in a uuid, no version bits
     "timeflake-uuid": ("ulid as uuid", "uuid", "in order"),
+    # python-ulid's ULID in a uuid, as it is or with v4's version and variant bits set over it:
+    # the first 48 bits are milliseconds either way, which random v4 keys' are not
+    "ulid-uuid": ("ulid as uuid", "uuid", "in order"),
+    "ulid-uuid4": ("ulid as uuid", "uuid", "in order"),
+    "ulid-text-prefixed": ("ulid as text", "text: 26 characters (ULID) after a prefix ({prefix})", "in order"),
+    # uuid v1 (the clock's low 32 bits first: in order within one 429.5 s cycle, which the batch
+    # keeps to) and v6 (its high bits first)
+    "uuid-v1": ("uuid v1", "uuid", "in order"),
+    "uuid-v6": ("uuid v6", "uuid", "in order"),
     # keybench's 'snowflake' is Twitter's layout from Twitter's epoch (the time it reads from the
     # key, snowflake_timestamp, is from that epoch); a key of the same layout from another epoch
     # (snowflake-id's default, the Unix epoch, whose times read from Twitter's would be in 2066)
@@ -102,7 +111,8 @@ KINDS = {
     "sha1-hex40": ("application-supplied", "text: 40 characters, hex", "random"),
     "natural": ("application-supplied", None, None),
 }
-PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-", "typeid-text": "user_"}
+PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-", "typeid-text": "user_",
+            "ulid-text-prefixed": "prod_"}
 INTEGER_TYPES = {"smallint", "integer", "bigint"}
 # key_kind -> the finding that follows from the kind alone (the others' follow from the density
 # and the order: density_finding)

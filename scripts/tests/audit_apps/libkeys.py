@@ -28,11 +28,19 @@ SQLAlchemy's create_all, not by a migration of an application):
                      uuid v7 in lowercase base32)
   timeflake_item     id uuid: timeflake.random().uuid (48 bits of milliseconds, 80 random bits, no
                      version bits)
+  uuid1_item         id uuid: uuid.uuid1() (the standard library), made in one batch that does not
+                     straddle a wrap of its clock's low 32 bits (every 429.5 s; see uuid1_batch)
+  uuid6_item         id uuid: uuid_utils.uuid6() (time-ordered: the clock's high bits first)
+  ulid_uuid4_item    id uuid: ULID().to_uuid4() of python-ulid (a ULID's 128 bits with a uuid v4's
+                     version and variant bits set over them)
+  ulid_uuid_item     id uuid: ULID().to_uuid() of python-ulid (a ULID's 128 bits as they are)
+  prefixed_ulid_item id varchar(31): 'prod_' + str(ULID()) (the prefixed-id style of many APIs)
 
 Usage: python libkeys.py   (libpq's PGHOST, PGPORT, PGUSER; the database libkeys must exist and be
 empty). Prints "rows TABLE N" lines.
 """
 import os
+import time
 import uuid
 
 import bson
@@ -65,6 +73,22 @@ next_twitter_snowflake = lambda: next(filter(None, twitter_snowflakes))  # noqa:
 
 class Base(DeclarativeBase):
     pass
+
+
+def uuid1_batch(n):
+    """n uuid.uuid1() of the standard library, made in one go (milliseconds) when the low 32 bits
+    of their 100 ns clock (a uuid v1's first bytes) are more than 2 s from wrapping (every 429.5 s),
+    waiting for the wrap otherwise: so the batch's byte order is its time order, and the test's
+    expected order does not depend on when it runs. (An application's uuid1 keys over a longer
+    time wrap; pg_test/sql/audit.sql checks the audit names that.)"""
+    while True:
+        low = (time.time_ns() // 100 + 0x01B21DD213814000) & 0xFFFFFFFF
+        if low < 2**32 - 2 * 10**7:
+            return iter([uuid.uuid1() for _ in range(n)])
+        time.sleep(2.5)
+
+
+uuid1s = uuid1_batch(ROWS)
 
 
 class AaUuid7Item(UUIDv7Base):
@@ -167,6 +191,36 @@ class TimeflakeItem(Base):
     name: Mapped[str] = mapped_column(sa.String(40))
 
 
+class Uuid1Item(Base):
+    __tablename__ = "uuid1_item"
+    id: Mapped[uuid.UUID] = mapped_column(sa.Uuid, primary_key=True, default=lambda: next(uuid1s))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class Uuid6Item(Base):
+    __tablename__ = "uuid6_item"
+    id: Mapped[uuid.UUID] = mapped_column(sa.Uuid, primary_key=True, default=lambda: uuid.UUID(int=uuid_utils.uuid6().int))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class UlidUuid4Item(Base):
+    __tablename__ = "ulid_uuid4_item"
+    id: Mapped[uuid.UUID] = mapped_column(sa.Uuid, primary_key=True, default=lambda: ULID().to_uuid4())
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class UlidUuidItem(Base):
+    __tablename__ = "ulid_uuid_item"
+    id: Mapped[uuid.UUID] = mapped_column(sa.Uuid, primary_key=True, default=lambda: ULID().to_uuid())
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class PrefixedUlidItem(Base):
+    __tablename__ = "prefixed_ulid_item"
+    id: Mapped[str] = mapped_column(sa.String(31), primary_key=True, default=lambda: "prod_" + str(ULID()))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
 engine = sa.create_engine(uri)
 for metadata in {Base.metadata, UUIDv7Base.metadata, NanoIDBase.metadata}:
     metadata.create_all(engine)
@@ -190,6 +244,11 @@ with Session(engine) as s:
         s.add(CuidItem(name=f"item {i}"))
         s.add(TypeidItem(name=f"item {i}"))
         s.add(TimeflakeItem(name=f"item {i}"))
+        s.add(Uuid1Item(name=f"item {i}"))
+        s.add(Uuid6Item(name=f"item {i}"))
+        s.add(UlidUuid4Item(name=f"item {i}"))
+        s.add(UlidUuidItem(name=f"item {i}"))
+        s.add(PrefixedUlidItem(name=f"item {i}"))
         s.flush()  # the ids exist now (made by the defaults above, in this process)
         if i % 2 == 0:
             s.add(AaUuid7Child(item_id=item.id))

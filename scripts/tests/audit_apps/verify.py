@@ -46,6 +46,13 @@ SHAPES = {
     "cuid-text": "c ~ '^c[0-9a-z]{24}$'",
     "typeid-text": "c ~ '^user_[0-7][0-9a-hjkmnp-tv-z]{25}$'",
     "timeflake-uuid": "('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    # uuid v1 and v6; a ULID in a uuid with v4's bits set over it, or as it is: its first 48 bits
+    # are milliseconds between 2020 and now; a ULID after the prefix prod_
+    "uuid-v1": "c::text ~ '" + UUID36.format(v=1) + "'",
+    "uuid-v6": "c::text ~ '" + UUID36.format(v=6) + "'",
+    "ulid-uuid4": "c::text ~ '" + UUID36.format(v=4) + "' AND ('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "ulid-uuid": "('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "ulid-text-prefixed": "c ~ '^prod_[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
 }
 # kinds the database makes: what the catalog must say of the column
 CATALOG = {
