@@ -92,6 +92,20 @@ impl Kind {
         }
     }
 
+    /// keybench's SQL function that makes the kind's keys, once per function (uuidv4_text's keys
+    /// are uuidv4()'s as text): the generators keybench_generator_cost measures.
+    pub fn generator_function(self) -> Option<&'static str> {
+        match self {
+            Kind::Uuidv7 => Some("uuidv7()"),
+            Kind::Uuidv4 => Some("uuidv4()"),
+            Kind::Snowflake => Some("snowflake_id()"),
+            Kind::Ulid => Some("ulid()"),
+            Kind::UlidUuid => Some("ulid_uuid()"),
+            Kind::Nanoid => Some("nanoid()"),
+            Kind::Bigint | Kind::Uuidv7Native | Kind::GenRandomUuid | Kind::Uuidv4Text => None,
+        }
+    }
+
     /// A server function the kind needs, if it is not keybench's own.
     pub fn server_function(self) -> Option<&'static str> {
         match self {
@@ -133,6 +147,17 @@ impl Kind {
                 false
             }
         }
+    }
+
+    /// The names of the kinds that carry their time, in [`Kind::ALL`]'s order, comma-separated:
+    /// what the hints that list them say, so that a new time-ordered kind is listed by itself.
+    pub fn time_ordered_names() -> String {
+        Kind::ALL
+            .iter()
+            .filter(|k| k.time_ordered())
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether new keys come in the order rows are inserted: the time-ordered kinds and bigint's
@@ -228,6 +253,15 @@ impl SqlError for UnknownKind {
 #[cfg(test)]
 mod unit_tests {
     use super::*;
+
+    #[test]
+    fn the_hints_list_every_kind_that_carries_its_time() {
+        let names = Kind::time_ordered_names();
+        for k in Kind::ALL {
+            let listed = names.split(", ").any(|n| n == k.name());
+            assert_eq!(listed, k.key_time("x").is_some(), "{}", k.name());
+        }
+    }
 
     /// Every kind, named by hand: the list the enum gives must be this one (a kind added to the
     /// enum fails here until it is named, and so reaches every list, parser and stored value).

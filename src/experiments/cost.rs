@@ -61,20 +61,26 @@ mod sql {
                 });
             }
         }
-        let mut ours = vec![
-            "uuidv7()",
-            "uuidv4()",
-            "ulid()",
-            "ulid_monotonic()",
-            "ulid_uuid()",
-            "nanoid()",
-        ];
-        if crate::pg::shmem::snowflake_counter(0).is_some() {
-            ours.insert(2, "snowflake_id()");
-        } else {
+        // keybench's generators, one per function of the kinds (Kind's order), and ulid()'s
+        // monotonic variant beside it; snowflake_id() only where its counter is in shared memory.
+        let snowflake = crate::pg::shmem::snowflake_counter(0).is_some();
+        if !snowflake {
             pgrx::notice!(
                 "keybench: snowflake_id() skipped: keybench is not in shared_preload_libraries"
             );
+        }
+        let mut ours = Vec::new();
+        for k in keybench_core::kind::Kind::ALL {
+            let Some(f) = k.generator_function() else {
+                continue;
+            };
+            if *k == keybench_core::kind::Kind::Snowflake && !snowflake {
+                continue;
+            }
+            ours.push(f);
+            if *k == keybench_core::kind::Kind::Ulid {
+                ours.push("ulid_monotonic()");
+            }
         }
         list.extend(ours.into_iter().map(|f| Candidate {
             generator: f.into(),

@@ -115,24 +115,24 @@ impl SqlError for ReadError {
     fn hint(&self) -> Option<String> {
         match self {
             ReadError::Workload(_) => Some(format!("Valid workloads are: {}.", workload_names())),
-            ReadError::WindowBy(_) => Some(
-                "key: a time range of the key (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake); \
+            ReadError::WindowBy(_) => Some(format!(
+                "key: a time range of the key ({}); \
                  created_at: a range of the created_at column, through an index keybench_read makes; \
-                 NULL (the default): the key where it holds its time, else created_at."
-                    .into(),
-            ),
-            ReadError::NoKeyTime(_) => Some(
-                "Use window_by => 'created_at', or a time-ordered kind: uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake."
-                    .into(),
-            ),
+                 NULL (the default): the key where it holds its time, else created_at.",
+                crate::kind::Kind::time_ordered_names()
+            )),
+            ReadError::NoKeyTime(_) => Some(format!(
+                "Use window_by => 'created_at', or a time-ordered kind: {}.",
+                crate::kind::Kind::time_ordered_names()
+            )),
             ReadError::NoTable(_) => Some(
                 "keybench_read reads the table of a finished run made with keep => true, whose table still exists."
                     .into(),
             ),
-            ReadError::NoTime(..) => Some(
-                "Windows need the key's time (uuidv7, uuidv7_native, ulid, ulid_uuid, snowflake) or a created_at column (shapes a and c)."
-                    .into(),
-            ),
+            ReadError::NoTime(..) => Some(format!(
+                "Windows need the key's time ({}) or a created_at column (shapes a and c).",
+                crate::kind::Kind::time_ordered_names()
+            )),
             ReadError::UnknownKind(e) => e.hint(),
             _ => None,
         }
