@@ -13,13 +13,20 @@
 #   - cargo-pgrx 0.18.1, and `cargo pgrx init` for the five majors, in this checkout's own
 #     PGRX_HOME (.pg/pgrx)
 #   - an unprivileged OS user `postgres` to run throwaway clusters (PostgreSQL refuses root)
+# With --toolchain, only what building a package against a server of one's own needs
+# (scripts/tools/package.sh --pg-config): Rust, libclang and the packaging tools, cargo-pgrx; no
+# PostgreSQL, no `cargo pgrx init`, no OS user.
 # Usage: scripts/setup.sh [MAJOR...]   (default: all five)
+#        scripts/setup.sh --toolchain
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PGRX_VERSION=0.18.1
 . scripts/lib/versions.sh
+toolchain_only=0
+if [ "${1:-}" = --toolchain ]; then toolchain_only=1; shift; fi
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
+[ $toolchain_only = 0 ] || majors=()
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -38,7 +45,8 @@ if ! rust_ok; then
   have=$(rustc --version 2>/dev/null || echo "no rustc")
   if [ "${KB_NO_RUSTUP:-0}" = 1 ]; then
     log "keybench needs Rust $RUST_MIN or later and cargo ($have). Install them with rustup:"
-    log "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal"
+    log "  curl --proto '=https' --tlsv1.2 -sSf -o rustup-init https://static.rust-lang.org/rustup/dist/x86_64-unknown-linux-gnu/rustup-init"
+    log "  chmod +x rustup-init && ./rustup-init -y --profile minimal && rm rustup-init"
     log "  . \"\$HOME/.cargo/env\""
     log "then run this script again."
     exit 1
@@ -60,8 +68,13 @@ fi
 
 # --- Debian packages ------------------------------------------------------
 need_apt=()
-for pkg in libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils dpkg-dev lintian \
-    libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8; do
+if [ $toolchain_only = 1 ]; then
+  packages=(libclang-dev clang pkg-config make binutils dpkg-dev lintian)
+else
+  packages=(libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils dpkg-dev lintian
+            libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8)
+fi
+for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -69,6 +82,18 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+install_cargo_pgrx() {
+  if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
+    log "cargo install cargo-pgrx $PGRX_VERSION (about 5 minutes on 2 cores)"
+    cargo install cargo-pgrx --version "$PGRX_VERSION" --locked --quiet
+  fi
+}
+if [ $toolchain_only = 1 ]; then
+  install_cargo_pgrx
+  log "ready: Rust $(rustc --version | awk '{ print $2 }'), cargo-pgrx $PGRX_VERSION, libclang, dpkg-dev, lintian"
+  exit 0
 fi
 
 # --- Debian's own PostgreSQL 15 (scripts/tests/deb-test.sh) -----------------
@@ -138,10 +163,7 @@ chmod -R a+rX "$ROOT/.pg" 2>/dev/null || true
 d="$ROOT"; while [ "$d" != / ]; do chmod a+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
 
 # --- cargo-pgrx ------------------------------------------------------------
-if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
-  log "cargo install cargo-pgrx $PGRX_VERSION (about 5 minutes on 2 cores)"
-  cargo install cargo-pgrx --version "$PGRX_VERSION" --locked --quiet
-fi
+install_cargo_pgrx
 
 # --- cargo pgrx init: every major this project has, so that any of them can be tested -------
 # pgrx's configuration (which pg_config each major is) belongs to this checkout: PGRX_HOME is

@@ -15,25 +15,53 @@
 # use it: unpacked into a fresh copy of that major's server that has never seen keybench, with no
 # Rust toolchain on the PATH, then CREATE EXTENSION keybench, a short two-client run, density and
 # the generators. (scripts/tests/deb-test.sh installs the 15 .deb into Debian's own PostgreSQL 15.)
+# With --pg-config PATH, the packages of the one server that pg_config names (its major from
+# `pg_config --version`), with only Rust and cargo-pgrx set up (scripts/setup.sh --toolchain) and a
+# PGRX_HOME of its own (target/package/pgrx-home): none of this project's PostgreSQL installs is
+# downloaded. The packages are checked (package-check.sh); installing them is the user's step.
 # Usage: scripts/tools/package.sh [MAJOR...]   (default: every major; prints "ok - ..." lines)
+#        scripts/tools/package.sh --pg-config PATH
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-bash scripts/setup.sh "$@" >/dev/null || exit 1
+user_pgc=
+if [ "${1:-}" = --pg-config ]; then
+  user_pgc=${2:-}
+  [ -n "$user_pgc" ] && [ $# -eq 2 ] || { echo "usage: scripts/tools/package.sh --pg-config PATH" >&2; exit 2; }
+  [ -x "$user_pgc" ] || { echo "package.sh: no pg_config at $user_pgc (Debian: apt install postgresql-server-dev-N)" >&2; exit 2; }
+  m=$("$user_pgc" --version | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p')
+  [ -n "$m" ] || { echo "package.sh: $user_pgc --version says '$("$user_pgc" --version)', not PostgreSQL N" >&2; exit 2; }
+  bash scripts/setup.sh --toolchain || exit 1
+  set -- "$m"
+else
+  bash scripts/setup.sh "$@" >/dev/null || exit 1
+fi
 . scripts/lib/common.sh
 . scripts/lib/package.sh
 . scripts/lib/check.sh package
 majors=("$@"); [ ${#majors[@]} -gt 0 ] || majors=("${PG_MAJORS[@]}")
+if [ -n "$user_pgc" ]; then
+  [[ " ${PG_MAJORS[*]} " == *" ${majors[0]} "* ]] \
+    || { not_ok "$user_pgc is PostgreSQL ${majors[0]}; keybench builds for ${PG_MAJORS[*]}"; exit 1; }
+  # pgrx's configuration of this build only: the user's pg_config, not this checkout's .pg/ ones.
+  export PGRX_HOME=$KB_ROOT/target/package/pgrx-home
+  mkdir -p "$PGRX_HOME"
+  cargo pgrx init "--pg${majors[0]}" "$user_pgc" >/dev/null || { not_ok "cargo pgrx init --pg${majors[0]} $user_pgc"; exit 1; }
+fi
 version=$(kb_version)
 mkdir -p dist target/logs
 for m in "${majors[@]}"; do
   CHECK_NAME="package pg$m"
-  pgc=$(pg_config_for "$m") || exit 1
+  if [ -n "$user_pgc" ]; then pgc=$user_pgc; else pgc=$(pg_config_for "$m") || exit 1; fi
   pkg="$KB_ROOT/dist/$(tarball_name "$version" "$m")"
   echo "== PostgreSQL $m: cargo pgrx package"
   start=$SECONDS
   package_make "$m" "$pgc" dist || { not_ok build; continue; }
   ok "$(basename "$pkg") and $(deb_name "$version" "$m") in $((SECONDS - start)) s ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
   bash scripts/tests/package-check.sh "$m" dist || failed=1
+  if [ -n "$user_pgc" ]; then
+    echo "# not installed into a fresh server here: that is a copy of this project's own PostgreSQL $m; install the .deb or the tarball into the server $user_pgc belongs to"
+    continue
+  fi
 
   # A fresh server of that major, without keybench, as a user's would be.
   server="$KB_ROOT/target/package/server-pg$m"
