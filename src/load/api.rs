@@ -8,7 +8,8 @@
 //! arguments: each is a SQL argument (its type and default in the signature) and, for a knob, the
 //! [`RunRequest`] field of the same name set from it (NULL refused with 22004 where the field is not
 //! an `Option`). keybench_run and keybench_compare return one row type, declared once in
-//! `run_function!`.
+//! `run_function!`; keybench_replay and keybench_replay_logical take one list of knobs, written
+//! once in `replay_function!`.
 
 use super::counters::delta;
 use super::leader::run;
@@ -149,6 +150,28 @@ macro_rules! run_function {
                 name!(fragmentation, f64),
                 name!(kept_table, Option<String>),
             ) |$f, $req| $body
+        }
+    };
+}
+
+/// Writes a function that loads each kind in turn for a replica to replay (see `load_function!`
+/// for the arguments): the knobs keybench_replay and keybench_replay_logical take, with their
+/// defaults, are written here once, after the function's extra arguments.
+macro_rules! replay_function {
+    ($(#[doc = $doc:tt])* fn $name:ident($($extras:tt)*) -> ($($cols:tt)*) |$f:ident, $req:ident| $body:block) => {
+        load_function! {
+            $(#[doc = $doc])*
+            fn $name($($extras)*) [
+                rows: i64 = 1000000,
+                batch_size: i64 = "NULL",
+                clients: i32 = 4,
+                shape: text = "'a'",
+                method: text = "'insert'",
+                standby_timeout: i32 = 600,
+                checkpoint_first: bool = true,
+                checkpoint_every: i64 = "NULL",
+                users: i32 = "NULL",
+            ] -> ($($cols)*) |$f, $req| $body
         }
     };
 }
@@ -319,7 +342,7 @@ run_function! {
     }
 }
 
-load_function! {
+replay_function! {
     /// Experiment C's standby replay, from the primary: for each kind in turn, replay paused on the
     /// standby `standby` (a libpq connection string, reached through contrib's dblink), the rows
     /// loaded as keybench_run loads them (CHECKPOINT first unless `checkpoint_first` is false), the
@@ -328,17 +351,7 @@ load_function! {
     /// ratio to the first kind's per row, the standby's block reads meanwhile (where its pg_stat_io
     /// shows them) and the load's FPIs. However it ends, the standby is not left paused
     /// ([`crate::replicas::replay`]).
-    fn keybench_replay(standby: text, kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']") [
-        rows: i64 = 1000000,
-        batch_size: i64 = "NULL",
-        clients: i32 = 4,
-        shape: text = "'a'",
-        method: text = "'insert'",
-        standby_timeout: i32 = 600,
-        checkpoint_first: bool = true,
-        checkpoint_every: i64 = "NULL",
-        users: i32 = "NULL",
-    ] -> (
+    fn keybench_replay(standby: text, kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']") -> (
         name!(run_id, i64),
         name!(kind, String),
         name!(rows, i64),
@@ -399,7 +412,7 @@ load_function! {
     }
 }
 
-load_function! {
+replay_function! {
     /// A run's table replicated to a logical subscriber, for each kind in turn: a publication of
     /// the table and a pgoutput slot here, the same table and a subscription on `subscriber` (a
     /// libpq connection string, reached through contrib's dblink), the rows loaded as keybench_run
@@ -416,17 +429,7 @@ load_function! {
         kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']",
         apply: text = "'during'",
         publisher: text = "NULL",
-    ) [
-        rows: i64 = 1000000,
-        batch_size: i64 = "NULL",
-        clients: i32 = 4,
-        shape: text = "'a'",
-        method: text = "'insert'",
-        standby_timeout: i32 = 600,
-        checkpoint_first: bool = true,
-        checkpoint_every: i64 = "NULL",
-        users: i32 = "NULL",
-    ] -> (
+    ) -> (
         name!(run_id, i64),
         name!(kind, String),
         name!(rows, i64),
