@@ -698,6 +698,41 @@ mod unit_tests {
             })
         );
         assert_eq!(read_meta(&vec![0u8; BLCKSZ]), Err(0));
+        // The magic and the META flag are both needed.
+        let mut no_flag = p.clone();
+        no_flag[8176 + 12..8176 + 14].copy_from_slice(&0u16.to_ne_bytes());
+        assert_eq!(read_meta(&no_flag), Err(BTREE_MAGIC));
+        let mut no_magic = p.clone();
+        no_magic[24..28].copy_from_slice(&7u32.to_ne_bytes());
+        assert_eq!(read_meta(&no_magic), Err(7));
+    }
+
+    /// What first_key refuses: items past pd_lower, tuples too short for the key, keys past the
+    /// page's end.
+    #[test]
+    fn first_key_reads_only_what_is_there() {
+        let k = [0x42u8; 16];
+        // A page whose only item is its high key, and a line pointer to a whole tuple in the free
+        // space just past pd_lower: not an item.
+        let mut high_only = leaf_with(&[], 9, 100);
+        let id: u32 = 4000 | (1 << 15) | (24u32 << 17);
+        high_only[28..32].copy_from_slice(&id.to_ne_bytes());
+        high_only[4008..4024].copy_from_slice(&k);
+        assert_eq!(first_key(&high_only, &BtPage::parse(&high_only), 16), None);
+        // A tuple one byte short of its header and a 16-byte key.
+        let mut short = leaf_with(&[k], P_NONE, 100);
+        let id: u32 = 4000 | (1 << 15) | (23u32 << 17);
+        short[24..28].copy_from_slice(&id.to_ne_bytes());
+        assert_eq!(first_key(&short, &BtPage::parse(&short), 16), None);
+        assert_eq!(
+            first_key(&short, &BtPage::parse(&short), 15),
+            Some(&k[..15])
+        );
+        // A tuple whose key would end past the page.
+        let mut past = leaf_with(&[k], P_NONE, 100);
+        let id: u32 = (BLCKSZ as u32 - 20) | (1 << 15) | (24u32 << 17);
+        past[24..28].copy_from_slice(&id.to_ne_bytes());
+        assert_eq!(first_key(&past, &BtPage::parse(&past), 16), None);
     }
 
     #[test]

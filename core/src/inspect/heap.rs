@@ -89,6 +89,23 @@ mod tests {
         assert_eq!(updated_offsets(&p), vec![2, 3]);
     }
 
+    /// A line pointer's length is its top 15 bits: a tuple of 128 bytes (the length's bit in
+    /// the fourth byte alone) is read; a line pointer to an updated tuple that claims fewer bytes
+    /// than a tuple header is not.
+    #[test]
+    fn reads_the_length_of_each_line_pointer() {
+        let mut p = page(&[(HEAP_UPDATED, LP_NORMAL)]);
+        let tuple = 8192 - 32;
+        let long = (tuple as u32 - 96) | (LP_NORMAL << 15) | (128 << 17);
+        p[tuple - 96 + T_INFOMASK..tuple - 96 + T_INFOMASK + 2]
+            .copy_from_slice(&HEAP_UPDATED.to_le_bytes());
+        p[PAGE_HEADER..PAGE_HEADER + 4].copy_from_slice(&long.to_le_bytes());
+        assert_eq!(updated_offsets(&p), vec![1]);
+        let short = tuple as u32 | (LP_NORMAL << 15) | (16 << 17);
+        p[PAGE_HEADER..PAGE_HEADER + 4].copy_from_slice(&short.to_le_bytes());
+        assert!(updated_offsets(&p).is_empty());
+    }
+
     #[test]
     fn skips_line_pointers_not_in_use() {
         // 0: unused, 2: redirect (HOT), 3: dead: their bytes are not a tuple's.
