@@ -45,9 +45,6 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   s text;
   nblocks bigint := pg_relation_size(idx) / current_setting('block_size')::int;
-  read bigint;
-  leaves bigint;
-  err float8;
   exact_gap boolean := current_setting('server_version_num')::int >= 180000;
 BEGIN
   SELECT quote_ident(n.nspname) INTO s
@@ -63,13 +60,11 @@ BEGIN
     RETURN NEXT;
     RETURN;
   END IF;
-  IF nblocks < 2 THEN
-    note := 'leaf density: the index is empty';
-    RETURN NEXT;
-    RETURN;
-  END IF;
+  -- One query from the block numbers to the row (sql/audit-standby.sql runs the same text on a
+  -- standby, where no function can be made: scripts/tools/audit-sql.py copies it there, with $1
+  -- the index, $2 its blocks, $3 sample_pages, $4 whether the gap is counted whole).
   BEGIN
-  EXECUTE format($q$
+  EXECUTE replace($q$
     WITH blocks AS (
       SELECT b FROM generate_series(1, $2 - 1) b WHERE $2 - 1 <= $3
       UNION ALL
@@ -78,33 +73,37 @@ BEGIN
        ORDER BY random() LIMIT $3)),
     p AS (
       SELECT b, st.*
-      FROM blocks, %s.bt_page_stats($1::text, b) st),
+      FROM blocks, @pageinspect@.bt_page_stats($1::text, b) st),
     l AS (
       SELECT b, btpo_next,
              1 - (free_size + CASE WHEN $4 THEN 4 ELSE 0 END)::float8 / (page_size - 40) AS fill
-      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r'))
-    SELECT (SELECT count(*) FROM blocks),
-           (SELECT count(*) FROM l),
-           (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l),
-           (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l),
-           (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l)
-    $q$, s)
-    INTO read, leaves, avg_leaf_density, leaf_fragmentation, err USING idx, nblocks, sample_pages, exact_gap;
+      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r')),
+    a AS (
+      SELECT (SELECT count(*) FROM blocks) AS read,
+             (SELECT count(*) FROM l) AS leaves,
+             (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l) AS density,
+             (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l) AS fragmentation,
+             (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l) AS err),
+    e AS (
+      SELECT a.*, CASE WHEN a.read >= $2 - 1 THEN a.leaves ELSE round(a.leaves * ($2 - 1)::numeric / a.read)::bigint END AS pages
+      FROM a WHERE $2 >= 2)
+    SELECT e.pages, e.density, e.fragmentation,
+           CASE WHEN e.read >= $2 - 1
+                THEN format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', $2)
+                ELSE format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
+                            e.read, $2, e.leaves,
+                            round((e.err * sqrt(greatest(1 - e.leaves::float8 / greatest(e.pages, 1), 0)))::numeric, 2)) END
+    FROM e
+    UNION ALL
+    SELECT NULL, NULL, NULL, 'leaf density: the index is empty' WHERE $2 < 2
+    $q$, '@pageinspect@', s)
+    INTO leaf_pages, avg_leaf_density, leaf_fragmentation, note USING idx, nblocks, sample_pages, exact_gap;
   EXCEPTION WHEN insufficient_privilege THEN
     -- pageinspect checks for a superuser inside its functions, whatever their grants.
     note := format('leaf density not sampled: the role may not run %s.bt_page_stats (%s)', s, SQLERRM);
     RETURN NEXT;
     RETURN;
   END;
-  IF read >= nblocks - 1 THEN
-    leaf_pages := leaves;
-    note := format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', nblocks);
-  ELSE
-    leaf_pages := round(leaves * (nblocks - 1)::numeric / read);
-    err := err * sqrt(greatest(1 - leaves::float8 / greatest(leaf_pages, 1), 0));
-    note := format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
-                   read, nblocks, leaves, round(err::numeric, 2));
-  END IF;
   RETURN NEXT;
 END $$;
 

@@ -10,10 +10,11 @@
 -- end; on a hot standby, which refuses those, it runs queries only, and leaves NULL (and names)
 -- what needs them: the kind, the order, the finding. It reads the catalog; a bounded sample of
 -- each key's values (sample_pages heap pages spread over its table by TID range scans, the table's
--- last 2 pages, and the highest key through the index); and, where contrib's pgstattuple is installed, each index's leaf density (pgstatindex,
--- for indexes up to density_size_limit bytes). It prints three tables: the keys (the columns of
--- keybench_audit, those it cannot fill NULL), the foreign keys onto them, and the columns it left
--- NULL with the reason.
+-- last 2 pages, and the highest key through the index); and each index's leaf density: contrib's
+-- pgstattuple's pgstatindex up to density_size_limit bytes, above it (or where pgstatindex may not
+-- run) a sample of 2,000 pages through contrib's pageinspect, where the role may run it. It prints
+-- three tables: the keys (the columns of keybench_audit, those it cannot fill NULL), the foreign
+-- keys onto them, and the columns it left NULL with the reason.
 \set ON_ERROR_STOP on
 \set QUIET on
 \if :{?schema}
@@ -33,27 +34,74 @@
 SELECT pg_is_in_recovery() AS keybench_standby \gset
 \if :keybench_standby
 -- ---- from sql/audit-standby.sql ----
--- pgstatindex where pgstattuple is installed and the role may run it: a LATERAL subquery over `k`
--- (index_oid, index_bytes, readable) that psql puts in each query below, or NULLs and why.
+-- pgstatindex where pgstattuple is installed and the role may run it, for indexes up to
+-- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable) that psql
+-- puts in the queries below, or NULLs and why.
 SELECT CASE
   WHEN s IS NULL THEN
-    $q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-              'pgstattuple is not installed in this database (CREATE EXTENSION pgstattuple on the primary gives the density)'::text AS note$q$
+    format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
+                     'pgstattuple is not installed in this database (CREATE EXTENSION pgstattuple on the primary gives the density)'::text AS note
+              WHERE k.readable AND k.index_bytes <= %s$q$, :density_size_limit)
   WHEN NOT has_function_privilege(s || '.pgstatindex(regclass)', 'EXECUTE') THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-                     %L::text AS note$q$,
-           format('the role may not run %s.pgstatindex (GRANT pg_stat_scan_tables, or pg_monitor)', s))
+                     %L::text AS note WHERE k.readable AND k.index_bytes <= %s$q$,
+           format('the role may not run %s.pgstatindex (GRANT pg_stat_scan_tables, or pg_monitor)', s), :density_size_limit)
   ELSE
     format($q$SELECT d.leaf_pages, d.avg_leaf_density, d.leaf_fragmentation, 'leaf density: pgstattuple''s pgstatindex'::text AS note
-              FROM %s.pgstatindex(k.index_oid::regclass) d WHERE k.readable AND k.index_bytes <= %s
-              UNION ALL
-              SELECT NULL, NULL, NULL, %L WHERE k.readable AND k.index_bytes > %s$q$,
-           s, :density_size_limit,
-           format('leaf density not measured: the index is above density_size_limit (%s bytes), and on a standby the plain-SQL audit samples none (keybench_audit samples it there)', :density_size_limit),
-           :density_size_limit)
+              FROM %s.pgstatindex(k.index_oid::regclass) d WHERE k.readable AND k.index_bytes <= %s$q$,
+           s, :density_size_limit)
   END AS keybench_density
 FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
               WHERE e.extname = 'pgstattuple') AS s) p \gset
+
+-- Where pgstatindex gave no density (above the limit, or not to be run), a sample of 2,000 of the
+-- index's pages through pageinspect's bt_page_stats: the query keybench.audit_density_sampled
+-- runs (copied from sql/audit-plain.sql by audit-sql.py), where pageinspect is installed and the
+-- role may run it, which its functions allow a superuser only; or NULLs and why.
+SELECT CASE
+  WHEN s IS NULL THEN
+    $q$SELECT NULL::bigint, NULL::float8, NULL::float8,
+              'leaf density not sampled: pageinspect is not installed in this database (CREATE EXTENSION pageinspect on the primary, for a role that may run bt_page_stats, samples it)'::text$q$
+  WHEN to_regprocedure(s || '.bt_page_stats(text, bigint)') IS NULL
+       OR NOT has_function_privilege(s || '.bt_page_stats(text, bigint)', 'EXECUTE')
+       OR NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    format($q$SELECT NULL::bigint, NULL::float8, NULL::float8, %L::text$q$,
+           format('leaf density not sampled: the role may not run %s.bt_page_stats (pageinspect''s functions check for a superuser)', s))
+  ELSE
+    replace($f$    WITH blocks AS (
+      SELECT b FROM generate_series(1, (pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1) b WHERE (pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1 <= 2000
+      UNION ALL
+      (SELECT d.b FROM (SELECT DISTINCT 1 + floor(random() * ((pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1))::bigint AS b
+                        FROM generate_series(1, 2000 + 2000 / 10 + 10) WHERE (pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1 > 2000) d
+       ORDER BY random() LIMIT 2000)),
+    p AS (
+      SELECT b, st.*
+      FROM blocks, @pageinspect@.bt_page_stats(k.index_oid::regclass::text, b) st),
+    l AS (
+      SELECT b, btpo_next,
+             1 - (free_size + CASE WHEN (current_setting('server_version_num')::int >= 180000) THEN 4 ELSE 0 END)::float8 / (page_size - 40) AS fill
+      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r')),
+    a AS (
+      SELECT (SELECT count(*) FROM blocks) AS read,
+             (SELECT count(*) FROM l) AS leaves,
+             (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l) AS density,
+             (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l) AS fragmentation,
+             (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l) AS err),
+    e AS (
+      SELECT a.*, CASE WHEN a.read >= (pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1 THEN a.leaves ELSE round(a.leaves * ((pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1)::numeric / a.read)::bigint END AS pages
+      FROM a WHERE (pg_relation_size(k.index_oid) / current_setting('block_size')::int) >= 2)
+    SELECT e.pages, e.density, e.fragmentation,
+           CASE WHEN e.read >= (pg_relation_size(k.index_oid) / current_setting('block_size')::int) - 1
+                THEN format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', (pg_relation_size(k.index_oid) / current_setting('block_size')::int))
+                ELSE format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
+                            e.read, (pg_relation_size(k.index_oid) / current_setting('block_size')::int), e.leaves,
+                            round((e.err * sqrt(greatest(1 - e.leaves::float8 / greatest(e.pages, 1), 0)))::numeric, 2)) END
+    FROM e
+    UNION ALL
+    SELECT NULL, NULL, NULL, 'leaf density: the index is empty' WHERE (pg_relation_size(k.index_oid) / current_setting('block_size')::int) < 2$f$, '@pageinspect@', s)
+  END AS keybench_sampled
+FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+              WHERE e.extname = 'pageinspect') AS s) p \gset
 
 \echo keybench-audit.sql: the keys
 WITH k AS (SELECT * FROM (SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
@@ -136,8 +184,9 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        NULL::text AS insert_order,
        NULL::float8 AS newest_rank,
        k."rows" AS row_estimate, k.index_bytes, k.index_bytes::float8 / sb.b AS share_of_shared_buffers,
-       d.leaf_pages, nullif(d.avg_leaf_density, 'NaN') AS avg_leaf_density,
-       nullif(d.leaf_fragmentation, 'NaN') AS leaf_fragmentation,
+       coalesce(d.leaf_pages, ds.leaf_pages) AS leaf_pages,
+       nullif(coalesce(d.avg_leaf_density, ds.avg_leaf_density), 'NaN') AS avg_leaf_density,
+       nullif(coalesce(d.leaf_fragmentation, ds.leaf_fragmentation), 'NaN') AS leaf_fragmentation,
        CASE WHEN k."rows" > 0 THEN k.index_bytes::float8 / k."rows" END AS bytes_per_key,
        CASE WHEN k."rows" > 0 AND k.index_bytes > 0 THEN (sb.b / (k.index_bytes::float8 / k."rows"))::bigint END
          AS projected_rows_at_shared_buffers,
@@ -163,11 +212,13 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        NULL::float8 AS with_children_days_to_shared_buffers,
        NULL::float8 AS days_to_ram,
        NULL::float8 AS io_cost_per_month,
-       concat_ws('; ', d.note,
+       concat_ws('; ', d.note, ds.note,
                  'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
          AS sources
 FROM k CROSS JOIN sb
 LEFT JOIN LATERAL (:keybench_density) d ON true
+LEFT JOIN LATERAL (SELECT * FROM (:keybench_sampled) s(leaf_pages, avg_leaf_density, leaf_fragmentation, note)
+                   WHERE k.readable AND d.avg_leaf_density IS NULL) ds ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS referenced_by,
                           count(*) FILTER (WHERE x.child_index_oid IS NULL)::int AS unindexed_references,
                           coalesce(sum(x.child_index_bytes), 0)::bigint AS child_index_bytes
@@ -227,9 +278,7 @@ SELECT * FROM (VALUES
   ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where neither pgstattuple''s pgstatindex (up to density_size_limit) nor pageinspect''s bt_page_stats (a sample of 2,000 pages, at any size) is installed and may be run by the role (sources says which)')
 UNION ALL
 VALUES ('key_kind, kind_basis, key_form, key_bytes, value_kinds, switched_at, insert_order, newest_rank, finding',
-        'on a standby: the value sample and the kind''s and finding''s rules are temporary functions, which a server in recovery refuses; keybench_audit() reads them on a standby, and this file on the primary'),
-       ('leaf_pages, avg_leaf_density, leaf_fragmentation (above density_size_limit)',
-        'on a standby the plain-SQL audit samples no density through pageinspect (a temporary function); pgstatindex reads it up to the limit')) u("column", why);
+        'on a standby: the value sample and the kind''s and finding''s rules are temporary functions, which a server in recovery refuses; keybench_audit() reads them on a standby, and this file on the primary')) u("column", why);
 \quit
 \endif
 BEGIN;
@@ -964,9 +1013,6 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   s text;
   nblocks bigint := pg_relation_size(idx) / current_setting('block_size')::int;
-  read bigint;
-  leaves bigint;
-  err float8;
   exact_gap boolean := current_setting('server_version_num')::int >= 180000;
 BEGIN
   SELECT quote_ident(n.nspname) INTO s
@@ -982,13 +1028,11 @@ BEGIN
     RETURN NEXT;
     RETURN;
   END IF;
-  IF nblocks < 2 THEN
-    note := 'leaf density: the index is empty';
-    RETURN NEXT;
-    RETURN;
-  END IF;
+  -- One query from the block numbers to the row (sql/audit-standby.sql runs the same text on a
+  -- standby, where no function can be made: scripts/tools/audit-sql.py copies it there, with $1
+  -- the index, $2 its blocks, $3 sample_pages, $4 whether the gap is counted whole).
   BEGIN
-  EXECUTE format($q$
+  EXECUTE replace($q$
     WITH blocks AS (
       SELECT b FROM generate_series(1, $2 - 1) b WHERE $2 - 1 <= $3
       UNION ALL
@@ -997,33 +1041,37 @@ BEGIN
        ORDER BY random() LIMIT $3)),
     p AS (
       SELECT b, st.*
-      FROM blocks, %s.bt_page_stats($1::text, b) st),
+      FROM blocks, @pageinspect@.bt_page_stats($1::text, b) st),
     l AS (
       SELECT b, btpo_next,
              1 - (free_size + CASE WHEN $4 THEN 4 ELSE 0 END)::float8 / (page_size - 40) AS fill
-      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r'))
-    SELECT (SELECT count(*) FROM blocks),
-           (SELECT count(*) FROM l),
-           (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l),
-           (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l),
-           (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l)
-    $q$, s)
-    INTO read, leaves, avg_leaf_density, leaf_fragmentation, err USING idx, nblocks, sample_pages, exact_gap;
+      FROM p WHERE btpo_level = 0 AND type IN ('l', 'r')),
+    a AS (
+      SELECT (SELECT count(*) FROM blocks) AS read,
+             (SELECT count(*) FROM l) AS leaves,
+             (SELECT round((100 * avg(fill))::numeric, 2)::float8 FROM l) AS density,
+             (SELECT round((100.0 * count(*) FILTER (WHERE btpo_next <> 0 AND btpo_next < b) / nullif(count(*), 0))::numeric, 2)::float8 FROM l) AS fragmentation,
+             (SELECT 1.96 * 100 * coalesce(stddev_samp(fill), 0) / sqrt(count(*)) FROM l) AS err),
+    e AS (
+      SELECT a.*, CASE WHEN a.read >= $2 - 1 THEN a.leaves ELSE round(a.leaves * ($2 - 1)::numeric / a.read)::bigint END AS pages
+      FROM a WHERE $2 >= 2)
+    SELECT e.pages, e.density, e.fragmentation,
+           CASE WHEN e.read >= $2 - 1
+                THEN format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', $2)
+                ELSE format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
+                            e.read, $2, e.leaves,
+                            round((e.err * sqrt(greatest(1 - e.leaves::float8 / greatest(e.pages, 1), 0)))::numeric, 2)) END
+    FROM e
+    UNION ALL
+    SELECT NULL, NULL, NULL, 'leaf density: the index is empty' WHERE $2 < 2
+    $q$, '@pageinspect@', s)
+    INTO leaf_pages, avg_leaf_density, leaf_fragmentation, note USING idx, nblocks, sample_pages, exact_gap;
   EXCEPTION WHEN insufficient_privilege THEN
     -- pageinspect checks for a superuser inside its functions, whatever their grants.
     note := format('leaf density not sampled: the role may not run %s.bt_page_stats (%s)', s, SQLERRM);
     RETURN NEXT;
     RETURN;
   END;
-  IF read >= nblocks - 1 THEN
-    leaf_pages := leaves;
-    note := format('leaf density: pageinspect''s bt_page_stats on every one of the index''s %s pages', nblocks);
-  ELSE
-    leaf_pages := round(leaves * (nblocks - 1)::numeric / read);
-    err := err * sqrt(greatest(1 - leaves::float8 / greatest(leaf_pages, 1), 0));
-    note := format('leaf density: sampled through pageinspect''s bt_page_stats, %s of the index''s %s pages read (%s leaves): ±%s points (95%%); leaf pages scaled from the sample',
-                   read, nblocks, leaves, round(err::numeric, 2));
-  END IF;
   RETURN NEXT;
 END $$;
 

@@ -46,10 +46,11 @@ q "CREATE TABLE standby_v4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), pad t
    INSERT INTO standby_v4 (pad) SELECT 'x' FROM generate_series(1, 20000);
    CREATE TABLE standby_ids (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY);
    INSERT INTO standby_ids SELECT FROM generate_series(1, 20000);
-   -- A foreign key without an index onto the uuid key, and pgstattuple for the plain audit's density.
+   -- A foreign key without an index onto the uuid key; pgstattuple and pageinspect for the plain
+   -- audit's density.
    CREATE TABLE standby_child (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v4 uuid REFERENCES standby_v4);
    INSERT INTO standby_child (v4) SELECT id FROM standby_v4 LIMIT 5000;
-   CREATE EXTENSION pgstattuple; ANALYZE" >/dev/null
+   CREATE EXTENSION pgstattuple; CREATE EXTENSION pageinspect; ANALYZE" >/dev/null
 lsn=$(q "SELECT pg_current_wal_lsn()")
 for _ in $(seq 1 300); do [ "$(sq "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break; sleep 0.1; done
 audit_q="SELECT string_agg(format('%s %s %s %s', table_name, key_kind, finding, avg_leaf_density IS NOT NULL), ', ' ORDER BY table_name)
@@ -74,7 +75,7 @@ echo "# the standby's sample window: $win" | head -c 2000; echo
 # primary's plain audit's; what needs the value sample is NULL, and named.
 PGUSER=postgres python3 scripts/tests/audit_plain/standby.py "$CHECK_NAME: keybench-audit.sql" \
   sql/keybench-audit.sql postgres "$PGHOST" "$PGPORT" "$sdir/sock" "$sport" || failed=1
-q "DROP TABLE standby_child, standby_v4, standby_ids; DROP EXTENSION pgstattuple" >/dev/null
+q "DROP TABLE standby_child, standby_v4, standby_ids; DROP EXTENSION pgstattuple, pageinspect" >/dev/null
 
 # A run waiting for the standby: 20 batches.
 id=$(q "SELECT run_id FROM keybench_run('uuidv4', 20000, batch_size => 1000, wait_for_standbys => true)")

@@ -5,7 +5,8 @@ the kind, the foreign keys, the finding) and sql/audit-plain.sql (pgstatindex's 
 what is left NULL). Every `keybench.audit` name becomes `pg_temp.audit`, so the file creates only
 temporary objects, and the two audits decide with the same code. On a hot standby, which refuses
 temporary objects, the file runs sql/audit-standby.sql instead: audit_keys' and audit_references'
-bodies as plain queries, pgstatindex's density, and the rest NULL, named with the reason.
+bodies as plain queries, the density (audit_density_sampled's query), and the rest NULL, named
+with the reason.
 
 Usage: scripts/tools/audit-sql.py            write sql/keybench-audit.sql
        scripts/tools/audit-sql.py --check    exit 1 (saying so) if it is not what this would write
@@ -30,10 +31,11 @@ HEAD = """\
 -- end; on a hot standby, which refuses those, it runs queries only, and leaves NULL (and names)
 -- what needs them: the kind, the order, the finding. It reads the catalog; a bounded sample of
 -- each key's values (sample_pages heap pages spread over its table by TID range scans, the table's
--- last 2 pages, and the highest key through the index); and, where contrib's pgstattuple is installed, each index's leaf density (pgstatindex,
--- for indexes up to density_size_limit bytes). It prints three tables: the keys (the columns of
--- keybench_audit, those it cannot fill NULL), the foreign keys onto them, and the columns it left
--- NULL with the reason.
+-- last 2 pages, and the highest key through the index); and each index's leaf density: contrib's
+-- pgstattuple's pgstatindex up to density_size_limit bytes, above it (or where pgstatindex may not
+-- run) a sample of 2,000 pages through contrib's pageinspect, where the role may run it. It prints
+-- three tables: the keys (the columns of keybench_audit, those it cannot fill NULL), the foreign
+-- keys onto them, and the columns it left NULL with the reason.
 \\set ON_ERROR_STOP on
 \\set QUIET on
 \\if :{?schema}
@@ -110,14 +112,23 @@ def standby():
         span = attributes[names.index(after) + 1:names.index(before)]
         return ",\n       ".join(f"NULL::{t} AS {n}" for n, t in span)
 
+    # audit_density_sampled's query, its parameters made the key's index (`k`) and 2,000 pages.
+    m = re.search(r"EXECUTE replace\(\$q\$\n(.*?)\n\s*\$q\$, '@pageinspect@', s\)", plain, re.S)
+    assert m, "audit_density_sampled's EXECUTE replace($q$ ... $q$, '@pageinspect@', s) not found in sql/audit-plain.sql"
+    sampled = m.group(1)
+    for n, v in (("1", "k.index_oid::regclass"), ("2", "(pg_relation_size(k.index_oid) / current_setting('block_size')::int)"),
+                 ("3", "2000"), ("4", "(current_setting('server_version_num')::int >= 180000)")):
+        sampled = re.sub(r"\$%s\b" % n, v, sampled)
+    assert "$" not in sampled, "a parameter is left in audit_density_sampled's query"
     m = re.search(r"CREATE FUNCTION keybench\.audit_unfilled\(\).*? AS \$\$\n(.*?)\n\$\$;", plain, re.S)
     for k, v in {"@KEYS@": keys, "@KEYS_COLUMNS@": keys_columns, "@REFERENCES@": refs,
-                 "@REFERENCES_COLUMNS@": refs_columns, "@UNFILLED@": m.group(1),
+                 "@REFERENCES_COLUMNS@": refs_columns, "@UNFILLED@": m.group(1), "@SAMPLED@": sampled,
                  "@NULLS_KIND@": nulls("key_default", "row_estimate"),
                  "@NULLS_REST@": nulls("child_index_bytes", "sources")}.items():
         assert k in text, f"{k} not in sql/audit-standby.sql"
         text = text.replace(k, v)
-    assert "@" not in re.sub(r"--.*", "", text), "an @NAME@ is left in sql/audit-standby.sql"
+    # (@pageinspect@ is the one left: psql's query puts the schema there, as the function does.)
+    assert "@" not in re.sub(r"--.*", "", text).replace("@pageinspect@", ""), "an @NAME@ is left in sql/audit-standby.sql"
     return text
 
 
