@@ -9,8 +9,10 @@
 #      (scripts/tests/released-check.sh)
 #   2. cargo pgrx test pgNN: the #[pg_test]s, in a cluster pgrx starts with
 #      shared_preload_libraries = 'keybench'
-#   3. the SQL regression suite in pg_test/ (pg_regress), in fresh clusters this script starts,
-#      with and without shared_preload_libraries, and with a small shared_buffers
+#   3. the update script's generated blocks against the install script just built
+#      (scripts/tests/update-sql.sh), then the SQL regression suite in pg_test/ (pg_regress), in
+#      fresh clusters this script starts, with and without shared_preload_libraries, and with a
+#      small shared_buffers
 #   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
 #      ordinary role (scripts/tests/fuzz.sh), kill -9 of a worker (scripts/tests/crash-test.sh), a cancel at
 #      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
@@ -161,6 +163,12 @@ major() {
   pg_config=$(pg_config_for "$v")
   if ! timed "pg$v cargo pgrx install" cargo pgrx install --pg-config "$pg_config" >"target/logs/install-pg$v.log" 2>&1; then
     tail -20 "target/logs/install-pg$v.log"; failed=$((failed + 1)); failures+=("pg$v install"); return
+  fi
+  # The update script's generated blocks against the install script just built: a signature the
+  # update script copies wrongly fails here, minutes before the lifecycle test would.
+  if [ $regress_only = 0 ]; then
+    echo "-- scripts/tests/update-sql.sh $v: the update script's generated blocks are this install script's"
+    run_step "target/logs/update-sql-pg$v.log" "pg$v update script's generated blocks" bash scripts/tests/update-sql.sh "$v"
   fi
   regress="$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress"
   # fsync off: these clusters hold nothing worth keeping, and the suite runs faster.

@@ -1,6 +1,9 @@
--- keybench 0.8.0 -> 0.9.0. Written by hand: every change to the extension's objects since 0.8.0, so
--- that `ALTER EXTENSION keybench UPDATE` leaves a database equal to a fresh 0.9.0 install
--- (scripts/tests/lifecycle-test.sh checks it).
+-- keybench 0.8.0 -> 0.9.0: every change to the extension's objects since 0.8.0, so that `ALTER
+-- EXTENSION keybench UPDATE` leaves a database equal to a fresh 0.9.0 install
+-- (scripts/tests/lifecycle-test.sh checks it). The blocks between `-- @generated: ...` and
+-- `-- @end` are the install script's own statements, filled in by scripts/tools/update-sql.py
+-- after `cargo pgrx install` (the test command checks them): edit the Rust or sql/*.sql, not them.
+-- The rest (new columns, views, what is dropped) is written by hand.
 -- - keybench_compare's arguments that keybench_run also has come in keybench_run's order:
 --   readers and read_workload before distributed and shard_count (a positional call past
 --   clock_skew_ms meant different things to the two). It is dropped and created again, and the
@@ -32,7 +35,7 @@
 
 -- The grants on a function that is dropped and created again: saved as GRANT statements with a %s
 -- for the function, then run for its new signature.
-CREATE FUNCTION keybench.upgrade_save_grants(f regprocedure) RETURNS void LANGUAGE sql AS $$
+CREATE FUNCTION keybench.upgrade_save_grants(f regproc) RETURNS void LANGUAGE sql AS $$
   SELECT pg_catalog.set_config('keybench_upgrade.' || (SELECT proname FROM pg_catalog.pg_proc WHERE oid = f),
     coalesce((SELECT string_agg(format('GRANT EXECUTE ON FUNCTION %%s TO %I%s', r.rolname,
                                        CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\n')
@@ -40,7 +43,7 @@ CREATE FUNCTION keybench.upgrade_save_grants(f regprocedure) RETURNS void LANGUA
               WHERE p.oid = f AND r.oid = a.grantee AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner), ''),
     true)
 $$;
-CREATE FUNCTION keybench.upgrade_give_grants(f regprocedure) RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION keybench.upgrade_give_grants(f regproc) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   g text;
 BEGIN
@@ -51,25 +54,31 @@ END $$;
 
 -- The name (unquoted) of run `run_id`'s table in schema keybench: the one definition, which the
 -- SQL here and the Rust (src/kind.rs) both call.
+-- @generated: create run_table_name
 CREATE FUNCTION keybench.run_table_name(run_id bigint, kind text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s', run_id, kind) $$;
+-- @end
 
 -- The class of the advisory lock every process working on a run or read holds, shared, on
 -- (class, lock_key) for as long as it lives ('kbru'): the one definition, which the SQL here and
 -- the Rust (src/workers/worker.rs) both call.
+-- @generated: create run_lock_class
 CREATE FUNCTION keybench.run_lock_class() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT 1801613941 $$;
+-- @end
 
 -- Foreign-key children (keybench_run's children, rows_per_child, fk_check): their tables' names,
 -- the run's and the batches' new columns, run_figures with the split of the WAL per parent row
 -- (dropped and created again: its r.* gains the new columns), and keybench.run_children.
 -- The name (unquoted) of child `child` (1 to the run's children) of run `run_id`'s table: its
 -- foreign-key children (keybench_run's children), named after it.
+-- @generated: create run_child_table_name
 CREATE FUNCTION keybench.run_child_table_name(run_id bigint, kind text, child int) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.format('run_%s_%s_child%s', run_id, kind, child) $$;
+-- @end
 ALTER TABLE keybench.runs ADD COLUMN children int;
 ALTER TABLE keybench.runs ADD COLUMN rows_per_child int;
 ALTER TABLE keybench.runs ADD COLUMN fk_check text;
@@ -176,6 +185,7 @@ GRANT SELECT ON keybench.run_figures TO PUBLIC;
 -- (keybench.run_lock_class(), lock_key) for as long as it lives, so a free lock means an abandoned run. Runs
 -- whose table the caller cannot drop are skipped (a superuser or the table's owner can close
 -- them). keybench_run calls it before each run; call it after a crash to close them at once.
+-- @generated: replace keybench_cleanup
 CREATE OR REPLACE FUNCTION keybench_cleanup()
 RETURNS TABLE (run_id bigint, kind text, started_at timestamptz, action text)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
@@ -388,10 +398,12 @@ BEGIN
     END;
   END LOOP;
 END $$;
+-- @end
 
 -- The run `run_id` if its table was kept and still exists, else ERROR 42704 with a hint for
 -- `caller`. Its table_name is the table's regclass text, named from the run's id and kind and
 -- quoted by construction: never the text stored in keybench.runs, which its writers could change.
+-- @generated: replace kept_run
 CREATE OR REPLACE FUNCTION keybench.kept_run(run_id bigint, caller text) RETURNS keybench.runs
 LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -410,119 +422,125 @@ BEGIN
   r.table_name := t::text;
   RETURN r;
 END $$;
+-- @end
 
 -- keybench_run: wal_compression, the workers' own (NULL: the server's); children, rows_per_child
 -- and fk_check (foreign-key child tables); onto (a switch of generator).
-SELECT keybench.upgrade_save_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text)'::regprocedure);
-DROP FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text);
+-- @generated: recreate keybench_run
+SELECT keybench.upgrade_save_grants('keybench_run');
+DROP FUNCTION keybench_run;
 CREATE  FUNCTION "keybench_run"(
-	"kind" TEXT,
-	"rows" bigint,
-	"batch_size" bigint DEFAULT NULL,
-	"clients" INT DEFAULT 1,
-	"payload_width" INT DEFAULT 60,
-	"shape" TEXT DEFAULT 'a',
-	"method" TEXT DEFAULT 'insert',
-	"fillfactor" INT DEFAULT 90,
-	"checkpoint_first" bool DEFAULT false,
-	"keep" bool DEFAULT false,
-	"ids_per_ms" INT DEFAULT 0,
-	"uuidv7_subms" TEXT DEFAULT 'counter',
-	"clock_skew_ms" INT DEFAULT 0,
-	"readers" INT DEFAULT 0,
-	"read_workload" TEXT DEFAULT 'point',
-	"distributed" bool DEFAULT false,
-	"shard_count" INT DEFAULT NULL,
-	"wait_for_standbys" bool DEFAULT false,
-	"standby_timeout" INT DEFAULT 600,
-	"checkpoint_every" bigint DEFAULT NULL,
-	"users" INT DEFAULT NULL,
-	"node_per_client" bool DEFAULT false,
-	"identity_cache" INT DEFAULT NULL,
-	"skew_model" TEXT DEFAULT NULL,
-	"wal_compression" TEXT DEFAULT NULL,
-	"children" INT DEFAULT 0,
-	"rows_per_child" INT DEFAULT NULL,
-	"fk_check" TEXT DEFAULT NULL,
-	"onto" bigint DEFAULT NULL,
-	"isolation" TEXT DEFAULT NULL,
-	"read_before_write" bool DEFAULT false
+	"kind" TEXT, /* Option < & str > */
+	"rows" bigint, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 1, /* Option < i32 > */
+	"payload_width" INT DEFAULT 60, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"fillfactor" INT DEFAULT 90, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT false, /* Option < bool > */
+	"keep" bool DEFAULT false, /* Option < bool > */
+	"ids_per_ms" INT DEFAULT 0, /* Option < i32 > */
+	"uuidv7_subms" TEXT DEFAULT 'counter', /* Option < & str > */
+	"clock_skew_ms" INT DEFAULT 0, /* Option < i32 > */
+	"readers" INT DEFAULT 0, /* Option < i32 > */
+	"read_workload" TEXT DEFAULT 'point', /* Option < & str > */
+	"distributed" bool DEFAULT false, /* Option < bool > */
+	"shard_count" INT DEFAULT NULL, /* Option < i32 > */
+	"wait_for_standbys" bool DEFAULT false, /* Option < bool > */
+	"standby_timeout" INT DEFAULT 600, /* Option < i32 > */
+	"checkpoint_every" bigint DEFAULT NULL, /* Option < i64 > */
+	"users" INT DEFAULT NULL, /* Option < i32 > */
+	"node_per_client" bool DEFAULT false, /* Option < bool > */
+	"identity_cache" INT DEFAULT NULL, /* Option < i32 > */
+	"skew_model" TEXT DEFAULT NULL, /* Option < & str > */
+	"wal_compression" TEXT DEFAULT NULL, /* Option < & str > */
+	"children" INT DEFAULT 0, /* Option < i32 > */
+	"rows_per_child" INT DEFAULT NULL, /* Option < i32 > */
+	"fk_check" TEXT DEFAULT NULL, /* Option < & str > */
+	"onto" bigint DEFAULT NULL, /* Option < i64 > */
+	"isolation" TEXT DEFAULT NULL, /* Option < & str > */
+	"read_before_write" bool DEFAULT false /* Option < bool > */
 ) RETURNS TABLE (
-	"run_id" bigint,
-	"kind" TEXT,
-	"rows" bigint,
-	"clients" INT,
-	"seconds" double precision,
-	"rows_per_sec" bigint,
-	"wal" TEXT,
-	"wal_per_row" double precision,
-	"fpi" bigint,
-	"index_size" TEXT,
-	"leaf_density" double precision,
-	"fragmentation" double precision,
-	"kept_table" TEXT
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"clients" INT,  /* i32 */
+	"seconds" double precision,  /* f64 */
+	"rows_per_sec" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"wal_per_row" double precision,  /* f64 */
+	"fpi" bigint,  /* Option < i64 > */
+	"index_size" TEXT,  /* String */
+	"leaf_density" double precision,  /* f64 */
+	"fragmentation" double precision,  /* f64 */
+	"kept_table" TEXT  /* Option < String > */
 )
 VOLATILE PARALLEL UNSAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_run_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint, text, boolean) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_run(text, bigint, bigint, integer, integer, text, text, integer, boolean, boolean, integer, text, integer, integer, text, boolean, integer, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, bigint, text, boolean)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_run FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_run');
+-- @end
 
 -- keybench_compare, its shared arguments in keybench_run's order; wal_compression; children,
 -- rows_per_child and fk_check.
-SELECT keybench.upgrade_save_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text)'::regprocedure);
-DROP FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, boolean, integer, integer, text, bigint, integer, boolean, integer, text);
+-- @generated: recreate keybench_compare
+SELECT keybench.upgrade_save_grants('keybench_compare');
+DROP FUNCTION keybench_compare;
 CREATE  FUNCTION "keybench_compare"(
-	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'],
-	"rows" bigint DEFAULT 1000000,
-	"batch_size" bigint DEFAULT NULL,
-	"clients" INT DEFAULT 1,
-	"payload_width" INT DEFAULT 60,
-	"shape" TEXT DEFAULT 'a',
-	"method" TEXT DEFAULT 'insert',
-	"fillfactor" INT DEFAULT 90,
-	"checkpoint_first" bool DEFAULT true,
-	"ids_per_ms" INT DEFAULT 0,
-	"uuidv7_subms" TEXT DEFAULT 'counter',
-	"clock_skew_ms" INT DEFAULT 0,
-	"readers" INT DEFAULT 0,
-	"read_workload" TEXT DEFAULT 'point',
-	"distributed" bool DEFAULT false,
-	"shard_count" INT DEFAULT NULL,
-	"checkpoint_every" bigint DEFAULT NULL,
-	"users" INT DEFAULT NULL,
-	"node_per_client" bool DEFAULT false,
-	"identity_cache" INT DEFAULT NULL,
-	"skew_model" TEXT DEFAULT NULL,
-	"wal_compression" TEXT DEFAULT NULL,
-	"children" INT DEFAULT 0,
-	"rows_per_child" INT DEFAULT NULL,
-	"fk_check" TEXT DEFAULT NULL,
-	"isolation" TEXT DEFAULT NULL,
-	"read_before_write" bool DEFAULT false
+	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'], /* :: std :: option :: Option < Vec < Option < String > > > */
+	"rows" bigint DEFAULT 1000000, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 1, /* Option < i32 > */
+	"payload_width" INT DEFAULT 60, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"fillfactor" INT DEFAULT 90, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT true, /* Option < bool > */
+	"ids_per_ms" INT DEFAULT 0, /* Option < i32 > */
+	"uuidv7_subms" TEXT DEFAULT 'counter', /* Option < & str > */
+	"clock_skew_ms" INT DEFAULT 0, /* Option < i32 > */
+	"readers" INT DEFAULT 0, /* Option < i32 > */
+	"read_workload" TEXT DEFAULT 'point', /* Option < & str > */
+	"distributed" bool DEFAULT false, /* Option < bool > */
+	"shard_count" INT DEFAULT NULL, /* Option < i32 > */
+	"checkpoint_every" bigint DEFAULT NULL, /* Option < i64 > */
+	"users" INT DEFAULT NULL, /* Option < i32 > */
+	"node_per_client" bool DEFAULT false, /* Option < bool > */
+	"identity_cache" INT DEFAULT NULL, /* Option < i32 > */
+	"skew_model" TEXT DEFAULT NULL, /* Option < & str > */
+	"wal_compression" TEXT DEFAULT NULL, /* Option < & str > */
+	"children" INT DEFAULT 0, /* Option < i32 > */
+	"rows_per_child" INT DEFAULT NULL, /* Option < i32 > */
+	"fk_check" TEXT DEFAULT NULL, /* Option < & str > */
+	"isolation" TEXT DEFAULT NULL, /* Option < & str > */
+	"read_before_write" bool DEFAULT false /* Option < bool > */
 ) RETURNS TABLE (
-	"run_id" bigint,
-	"kind" TEXT,
-	"rows" bigint,
-	"clients" INT,
-	"seconds" double precision,
-	"rows_per_sec" bigint,
-	"wal" TEXT,
-	"wal_per_row" double precision,
-	"fpi" bigint,
-	"index_size" TEXT,
-	"leaf_density" double precision,
-	"fragmentation" double precision,
-	"kept_table" TEXT
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"clients" INT,  /* i32 */
+	"seconds" double precision,  /* f64 */
+	"rows_per_sec" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"wal_per_row" double precision,  /* f64 */
+	"fpi" bigint,  /* Option < i64 > */
+	"index_size" TEXT,  /* String */
+	"leaf_density" double precision,  /* f64 */
+	"fragmentation" double precision,  /* f64 */
+	"kept_table" TEXT  /* Option < String > */
 )
 VOLATILE PARALLEL UNSAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_compare_wrapper';
-REVOKE EXECUTE ON FUNCTION keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, text, boolean) FROM PUBLIC;
-SELECT keybench.upgrade_give_grants('keybench_compare(text[], bigint, bigint, integer, integer, text, text, integer, boolean, integer, text, integer, integer, text, boolean, integer, bigint, integer, boolean, integer, text, text, integer, integer, text, text, boolean)'::regprocedure);
+REVOKE EXECUTE ON FUNCTION keybench_compare FROM PUBLIC;
+SELECT keybench.upgrade_give_grants('keybench_compare');
+-- @end
 
 -- The audit reads the keys real applications make (sql/audit.sql): its catalog query, the value
 -- sample, the kind, the foreign keys and the finding as SQL functions, which keybench-audit.sql shares.
+-- @generated: file audit.sql
 -- The audit's reading of a database's keys, in SQL: what keybench_audit (src/inspect/audit.rs)
 -- calls, and what keybench-audit.sql (the audit where keybench cannot be installed, made from this
 -- file by scripts/tools/audit-sql.py: every `keybench.audit_` becomes `pg_temp.audit_`) runs, so
@@ -1202,50 +1220,54 @@ WHERE c.contype = 'f'
   AND (schema_name IS NULL OR kn.nspname = schema_name)
 ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname
 $$;
+-- @end
 
 -- keybench_audit: an SQL function returning keybench.audit (more columns than before), fed by
 -- keybench_audit_rows; sample_pages is new. keybench_audit_references is new.
-SELECT keybench.upgrade_save_grants('keybench_audit(text, boolean, bigint, interval, bigint)'::regprocedure);
-DROP FUNCTION keybench_audit(text, boolean, bigint, interval, bigint);
+-- @generated: create keybench_audit_rows
 CREATE  FUNCTION "keybench_audit_rows"(
-	"schema_name" TEXT,
-	"measure_density" bool,
-	"density_size_limit" bigint,
-	"sample" interval,
-	"wal_limit" bigint,
-	"sample_pages" INT
-) RETURNS SETOF TEXT
+	"schema_name" TEXT, /* Option < & str > */
+	"measure_density" bool, /* Option < bool > */
+	"density_size_limit" bigint, /* Option < i64 > */
+	"sample" interval, /* Option < pgrx :: datum :: Interval > */
+	"wal_limit" bigint, /* Option < i64 > */
+	"sample_pages" INT /* Option < i32 > */
+) RETURNS SETOF TEXT /* String */
 VOLATILE PARALLEL UNSAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_audit_rows_wrapper';
+-- @end
+-- @generated: create keybench_audit_references
 CREATE  FUNCTION "keybench_audit_references"(
-	"schema_name" TEXT DEFAULT NULL,
-	"measure_density" bool DEFAULT NULL,
-	"density_size_limit" bigint DEFAULT 104857600
+	"schema_name" TEXT DEFAULT NULL, /* Option < & str > */
+	"measure_density" bool DEFAULT NULL, /* Option < bool > */
+	"density_size_limit" bigint DEFAULT 104857600 /* Option < i64 > */
 ) RETURNS TABLE (
-	"key_schema" TEXT, 
-	"key_table" TEXT, 
-	"key_index" TEXT, 
-	"key_column" TEXT, 
-	"key_type" TEXT, 
-	"child_schema" TEXT, 
-	"child_table" TEXT, 
-	"constraint_name" TEXT, 
-	"child_columns" TEXT, 
-	"child_type" TEXT, 
-	"child_index" TEXT, 
-	"child_index_bytes" bigint, 
-	"child_avg_leaf_density" double precision, 
-	"child_leaf_fragmentation" double precision, 
-	"finding" TEXT 
+	"key_schema" TEXT,  /* String */
+	"key_table" TEXT,  /* String */
+	"key_index" TEXT,  /* String */
+	"key_column" TEXT,  /* String */
+	"key_type" TEXT,  /* String */
+	"child_schema" TEXT,  /* String */
+	"child_table" TEXT,  /* String */
+	"constraint_name" TEXT,  /* String */
+	"child_columns" TEXT,  /* String */
+	"child_type" TEXT,  /* String */
+	"child_index" TEXT,  /* Option < String > */
+	"child_index_bytes" bigint,  /* Option < i64 > */
+	"child_avg_leaf_density" double precision,  /* Option < f64 > */
+	"child_leaf_fragmentation" double precision,  /* Option < f64 > */
+	"finding" TEXT  /* String */
 )
 VOLATILE PARALLEL UNSAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_audit_references_wrapper';
+-- @end
 -- keybench_audit: every primary-key and unique B-tree index of the database (or of one schema),
--- one row of keybench.audit each, read from keybench_audit_rows (src/inspect/audit.rs: the JSON of
--- each row, by column name; keybench.audit has more attributes than a Rust function may return as
--- a table).
+-- one row of keybench.audit each, read from keybench_audit_rows (its JSON, by column name).
+-- @generated: recreate keybench_audit
+SELECT keybench.upgrade_save_grants('keybench_audit');
+DROP FUNCTION keybench_audit;
 CREATE FUNCTION keybench_audit(schema_name text DEFAULT NULL, measure_density boolean DEFAULT NULL,
                                density_size_limit bigint DEFAULT 104857600, sample interval DEFAULT NULL,
                                wal_limit bigint DEFAULT 1073741824, sample_pages int DEFAULT 32)
@@ -1260,13 +1282,15 @@ LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
 $$;
 COMMENT ON FUNCTION keybench_audit(text, boolean, bigint, interval, bigint, int) IS
   'every primary-key and unique B-tree index: what its key is (from its default and a bounded sample of its values), how big and dense its index is, the foreign keys onto it, what it costs the server, and a verdict with the figures it rests on';
-SELECT keybench.upgrade_give_grants('keybench_audit(text, boolean, bigint, interval, bigint, integer)'::regprocedure);
+SELECT keybench.upgrade_give_grants('keybench_audit');
+-- @end
 
-DROP FUNCTION keybench.upgrade_save_grants(regprocedure);
-DROP FUNCTION keybench.upgrade_give_grants(regprocedure);
+DROP FUNCTION keybench.upgrade_save_grants(regproc);
+DROP FUNCTION keybench.upgrade_give_grants(regproc);
 
 -- keybench_curve_points: with foreign-key children, each child's parent_id index among a random
 -- key's leaves and its append points among the others, the fit per number of children.
+-- @generated: replace keybench_curve_points
 CREATE OR REPLACE FUNCTION keybench_curve_points(run_ids bigint[])
 RETURNS SETOF keybench.curve_point
 LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -1329,52 +1353,58 @@ BEGIN
   FROM out o
   ORDER BY o.shape, o.kind, o.checkpoint_every, o.run_id;
 END $$;
+COMMENT ON FUNCTION keybench_curve_points(bigint[]) IS 'runs with a checkpoint_every, measured (WAL and full-page images per row) beside the cost curve''s model (a projection from their leaves and rows)';
+-- @end
 
 -- keybench_density_parts: an index's leaf density and fragmentation in two parts by key range.
+-- @generated: create keybench_density_parts
 CREATE  FUNCTION "keybench_density_parts"(
-	"index" regclass,
-	"low" uuid,
-	"high" uuid
+	"index" regclass, /* Regclass */
+	"low" uuid, /* pgrx :: Uuid */
+	"high" uuid /* pgrx :: Uuid */
 ) RETURNS TABLE (
-	"part" TEXT,
-	"leaf_pages" bigint,
-	"avg_leaf_density" double precision,
-	"leaf_fragmentation" double precision
+	"part" TEXT,  /* String */
+	"leaf_pages" bigint,  /* i64 */
+	"avg_leaf_density" double precision,  /* f64 */
+	"leaf_fragmentation" double precision  /* f64 */
 )
 STRICT VOLATILE PARALLEL SAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_density_parts_wrapper';
+-- @end
 
 -- keybench_density(index, sample_pages): the same figures read from a sample of blocks, with their
 -- error.
+-- @generated: create keybench_density keybench_density_sampled_wrapper
 CREATE  FUNCTION "keybench_density"(
-	"index" regclass,
-	"sample_pages" INT
+	"index" regclass, /* Regclass */
+	"sample_pages" INT /* i32 */
 ) RETURNS TABLE (
-	"version" INT,
-	"tree_level" INT,
-	"index_size" bigint,
-	"root_block_no" bigint,
-	"internal_pages" bigint,
-	"leaf_pages" bigint,
-	"empty_pages" bigint,
-	"deleted_pages" bigint,
-	"avg_leaf_density" double precision,
-	"leaf_fragmentation" double precision,
-	"pages_per_level" bigint[],
-	"leaves_out_of_order" bigint,
-	"leaves_not_adjacent" bigint,
-	"leaf_tuples" bigint,
-	"avg_tuples_per_leaf" double precision,
-	"bytes_per_key" double precision,
-	"pages_read" bigint,
-	"leaves_read" bigint,
-	"avg_leaf_density_error" double precision,
-	"leaf_fragmentation_error" double precision
+	"version" INT,  /* i32 */
+	"tree_level" INT,  /* i32 */
+	"index_size" bigint,  /* i64 */
+	"root_block_no" bigint,  /* i64 */
+	"internal_pages" bigint,  /* i64 */
+	"leaf_pages" bigint,  /* i64 */
+	"empty_pages" bigint,  /* i64 */
+	"deleted_pages" bigint,  /* i64 */
+	"avg_leaf_density" double precision,  /* f64 */
+	"leaf_fragmentation" double precision,  /* f64 */
+	"pages_per_level" bigint[],  /* Vec < i64 > */
+	"leaves_out_of_order" bigint,  /* i64 */
+	"leaves_not_adjacent" bigint,  /* i64 */
+	"leaf_tuples" bigint,  /* i64 */
+	"avg_tuples_per_leaf" double precision,  /* Option < f64 > */
+	"bytes_per_key" double precision,  /* Option < f64 > */
+	"pages_read" bigint,  /* i64 */
+	"leaves_read" bigint,  /* i64 */
+	"avg_leaf_density_error" double precision,  /* f64 */
+	"leaf_fragmentation_error" double precision  /* f64 */
 )
-STRICT VOLATILE PARALLEL SAFE
-LANGUAGE c
+STRICT VOLATILE PARALLEL SAFE 
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_density_sampled_wrapper';
+-- @end
 
 -- Logical replication (keybench_replay_logical): keybench.run_logical, the view
 -- keybench.run_logical_figures, the function (not executable by PUBLIC), and keybench_cleanup
@@ -1443,45 +1473,45 @@ FROM keybench.run_logical l JOIN keybench.runs r USING (run_id),
      LATERAL (SELECT CASE WHEN l.apply = 'during' THEN r.elapsed_ms + l.apply_ms ELSE l.apply_ms END AS apply_window_ms) w;
 COMMENT ON VIEW keybench.run_logical_figures IS 'keybench_replay_logical''s runs: the apply time per row, the walsender''s decoded bytes per row beside the run''s WAL, the subscriber''s own WAL and full-page images';
 GRANT SELECT ON keybench.run_logical_figures TO PUBLIC;
+-- @generated: create keybench_replay_logical
 CREATE  FUNCTION "keybench_replay_logical"(
-	"subscriber" TEXT,
-	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'],
-	"apply" TEXT DEFAULT 'during',
-	"publisher" TEXT DEFAULT NULL,
-	"rows" bigint DEFAULT 1000000,
-	"batch_size" bigint DEFAULT NULL,
-	"clients" INT DEFAULT 4,
-	"shape" TEXT DEFAULT 'a',
-	"method" TEXT DEFAULT 'insert',
-	"standby_timeout" INT DEFAULT 600,
-	"checkpoint_first" bool DEFAULT true,
-	"checkpoint_every" bigint DEFAULT NULL,
-	"users" INT DEFAULT NULL
+	"subscriber" TEXT, /* Option < & str > */
+	"kinds" TEXT[] DEFAULT ARRAY['bigint', 'uuidv7', 'uuidv4'], /* :: std :: option :: Option < Vec < Option < String > > > */
+	"apply" TEXT DEFAULT 'during', /* Option < & str > */
+	"publisher" TEXT DEFAULT NULL, /* Option < & str > */
+	"rows" bigint DEFAULT 1000000, /* Option < i64 > */
+	"batch_size" bigint DEFAULT NULL, /* Option < i64 > */
+	"clients" INT DEFAULT 4, /* Option < i32 > */
+	"shape" TEXT DEFAULT 'a', /* Option < & str > */
+	"method" TEXT DEFAULT 'insert', /* Option < & str > */
+	"standby_timeout" INT DEFAULT 600, /* Option < i32 > */
+	"checkpoint_first" bool DEFAULT true, /* Option < bool > */
+	"checkpoint_every" bigint DEFAULT NULL, /* Option < i64 > */
+	"users" INT DEFAULT NULL /* Option < i32 > */
 ) RETURNS TABLE (
-	"run_id" bigint,
-	"kind" TEXT,
-	"rows" bigint,
-	"wal" TEXT,
-	"fpi" bigint,
-	"apply" TEXT,
-	"catchup_seconds" double precision,
-	"apply_us_per_row" double precision,
-	"apply_rows_per_sec" bigint,
-	"ratio_to_first" double precision,
-	"max_lag" TEXT,
-	"decoded" TEXT,
-	"decoded_per_row" double precision,
-	"subscriber_wal" TEXT,
-	"subscriber_wal_per_row" double precision,
-	"subscriber_fpi" bigint,
-	"note" TEXT
+	"run_id" bigint,  /* i64 */
+	"kind" TEXT,  /* String */
+	"rows" bigint,  /* i64 */
+	"wal" TEXT,  /* String */
+	"fpi" bigint,  /* Option < i64 > */
+	"apply" TEXT,  /* String */
+	"catchup_seconds" double precision,  /* Option < f64 > */
+	"apply_us_per_row" double precision,  /* Option < f64 > */
+	"apply_rows_per_sec" bigint,  /* Option < i64 > */
+	"ratio_to_first" double precision,  /* Option < f64 > */
+	"max_lag" TEXT,  /* Option < String > */
+	"decoded" TEXT,  /* Option < String > */
+	"decoded_per_row" double precision,  /* Option < f64 > */
+	"subscriber_wal" TEXT,  /* Option < String > */
+	"subscriber_wal_per_row" double precision,  /* Option < f64 > */
+	"subscriber_fpi" bigint,  /* Option < i64 > */
+	"note" TEXT  /* Option < String > */
 )
 VOLATILE PARALLEL UNSAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_replay_logical_wrapper';
-
-
-REVOKE EXECUTE ON FUNCTION keybench_replay_logical(text, text[], text, text, bigint, bigint, integer, text, text, integer, boolean, bigint, integer) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION keybench_replay_logical FROM PUBLIC;
+-- @end
 
 -- Every SQL and PL/pgSQL function pins its search_path: those of earlier versions that did not.
 ALTER FUNCTION keybench.refuse_distributed(bigint, text) SET search_path FROM CURRENT;
@@ -1495,7 +1525,12 @@ ALTER FUNCTION keybench_newest(bigint) SET search_path FROM CURRENT;
 ALTER FUNCTION keybench_backfill(bigint, integer, boolean, text) SET search_path FROM CURRENT;
 
 -- The tuples of sampled heap pages that an UPDATE wrote (keybench.audit_values' measure of order).
-CREATE FUNCTION keybench_audit_updated_rows(tab regclass, blocks bigint[]) RETURNS bigint[]
+-- @generated: create keybench_audit_updated_rows
+CREATE  FUNCTION "keybench_audit_updated_rows"(
+	"tab" regclass, /* Regclass */
+	"blocks" bigint[] /* Vec < Option < i64 > > */
+) RETURNS bigint[] /* Vec < i64 > */
 STRICT VOLATILE PARALLEL SAFE
-LANGUAGE c
+LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'keybench_audit_updated_rows_wrapper';
+-- @end
