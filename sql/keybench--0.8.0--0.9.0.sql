@@ -460,7 +460,8 @@ CREATE  FUNCTION "keybench_run"(
 	"fk_check" TEXT DEFAULT NULL, /* Option < & str > */
 	"onto" bigint DEFAULT NULL, /* Option < i64 > */
 	"isolation" TEXT DEFAULT NULL, /* Option < & str > */
-	"read_before_write" bool DEFAULT false /* Option < bool > */
+	"read_before_write" bool DEFAULT false, /* Option < bool > */
+	"synchronous_commit" TEXT DEFAULT NULL /* Option < & str > */
 ) RETURNS TABLE (
 	"run_id" bigint,  /* i64 */
 	"kind" TEXT,  /* String */
@@ -515,7 +516,8 @@ CREATE  FUNCTION "keybench_compare"(
 	"rows_per_child" INT DEFAULT NULL, /* Option < i32 > */
 	"fk_check" TEXT DEFAULT NULL, /* Option < & str > */
 	"isolation" TEXT DEFAULT NULL, /* Option < & str > */
-	"read_before_write" bool DEFAULT false /* Option < bool > */
+	"read_before_write" bool DEFAULT false, /* Option < bool > */
+	"synchronous_commit" TEXT DEFAULT NULL /* Option < & str > */
 ) RETURNS TABLE (
 	"run_id" bigint,  /* i64 */
 	"kind" TEXT,  /* String */

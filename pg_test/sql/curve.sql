@@ -101,6 +101,19 @@ SELECT coalesce(wc.w, '(the server''s)') AS asked,
 FROM wc JOIN keybench.runs r USING (run_id) ORDER BY wc.w NULLS FIRST;
 SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 1000, wal_compression => 'gzip')$$);
 
+-- synchronous_commit: the workers' own (NULL: the server's), a user's setting any role may choose.
+-- Off takes each commit's WAL flush out of the load's time (the study's "half commit flush");
+-- keybench.runs records what the workers ran with.
+CREATE TEMP TABLE sc AS
+SELECT v.c, r.run_id
+FROM (VALUES (NULL), ('off'), ('local')) v(c),
+     LATERAL keybench_run('uuidv4', 2000, batch_size => 500, synchronous_commit => v.c) r;
+SELECT coalesce(sc.c, '(the server''s)') AS asked,
+       r.synchronous_commit = coalesce(sc.c, current_setting('synchronous_commit')) AS ran_with_it
+FROM sc JOIN keybench.runs r USING (run_id) ORDER BY sc.c NULLS FIRST;
+SELECT state, message, hint FROM regress.err($$SELECT * FROM keybench_run('uuidv4', 1000, synchronous_commit => 'maybe')$$);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_compare(ARRAY['uuidv4'], 1000, synchronous_commit => '')$$);
+
 -- skew_model: how four clients' clocks are off within +/-60 s. client (a fixed offset each, as
 -- before) keeps each client's ids in order; id (an offset per id, as uuidv7(shift => a random
 -- interval) would) scatters them over the window: the leaves then split as a random key's do,

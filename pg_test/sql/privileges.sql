@@ -34,6 +34,9 @@ SELECT count(*) AS kept_tables_owned_by_alice FROM pg_tables WHERE schemaname = 
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, checkpoint_first => true)$$);
 -- wal_compression is a superuser's setting: checked before any worker.
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_run('uuidv7', 1000, wal_compression => 'pglz')$$);
+-- synchronous_commit is a user's setting: an ordinary role's workers run with it.
+SELECT run_id AS sc_run FROM keybench_run('uuidv7', 1000, synchronous_commit => 'off') \gset
+SELECT kind, rows, synchronous_commit AS workers_synchronous_commit FROM keybench.runs WHERE run_id = :sc_run;
 RESET ROLE;
 -- Workers connect as the caller's current role: one that cannot log in is refused up front.
 GRANT keybench_alice TO keybench_nologin;

@@ -291,6 +291,7 @@ run_function! {
         onto: i64 = "NULL",
         isolation: text = "NULL",
         read_before_write: bool = false,
+        synchronous_commit: text = "NULL",
     ] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
@@ -330,6 +331,7 @@ run_function! {
         fk_check: text = "NULL",
         isolation: text = "NULL",
         read_before_write: bool = false,
+        synchronous_commit: text = "NULL",
     ] |f, req| {
         let kinds = kinds_of(f, kinds);
         let params = requests(&req, &kinds);

@@ -962,6 +962,10 @@ impl Work for Load {
             };
             crate::workers::worker::set_superuser_guc(c"wal_compression", value);
         }
+        if let Some(c) = p.synchronous_commit() {
+            // A user's setting: any role may set it in its own session.
+            set_guc(c"synchronous_commit", c.name());
+        }
         if p.skew_model() == SkewModel::Id {
             set_guc(c"keybench.clock_jitter_ms", &p.clock_skew_ms.to_string());
         }

@@ -94,6 +94,8 @@ pub enum RunError {
     SkewModel(String),
     #[error("unknown wal_compression \"{0}\"")]
     WalCompression(String),
+    #[error("unknown synchronous_commit \"{0}\"")]
+    SynchronousCommit(String),
     #[error("wal_compression {0} is not available on this server, which offers {1}")]
     WalCompressionUnavailable(&'static str, String),
     #[error(
@@ -264,6 +266,10 @@ impl SqlError for RunError {
                  and later GRANT SET ON PARAMETER wal_compression TO the role."
                     .into(),
             ),
+            RunError::SynchronousCommit(_) => Some(format!(
+                "Valid values are: {}, or NULL (the default) for the server's setting.",
+                super::SynchronousCommit::names()
+            )),
             RunError::WalCompression(_) => Some(
                 "Valid values are: off, pglz, lz4, zstd (those the server was built with), or NULL \
                  (the default) for the server's setting."

@@ -113,6 +113,19 @@ crate::sql_enum! {
 }
 
 crate::sql_enum! {
+    /// Whether the run's workers wait for their commits' WAL to be flushed (their session's
+    /// synchronous_commit; None, the default, leaves the server's setting). Off takes the commit
+    /// flush out of each transaction's time, which leaves the data files' I/O.
+    pub enum SynchronousCommit {
+        On,
+        Off,
+        Local,
+        RemoteWrite,
+        RemoteApply,
+    }
+}
+
+crate::sql_enum! {
     /// When a run with foreign-key children checks their foreign keys.
     #[derive(Default)]
     pub enum FkCheck {
@@ -211,6 +224,8 @@ pub struct Params {
     pub skew_model: u8,
     /// The workers' wal_compression: 0 the server's, else [`WalCompression`] as stored plus 1.
     pub wal_compression: u8,
+    /// The workers' synchronous_commit: 0 the server's, else [`SynchronousCommit`] as stored plus 1.
+    pub synchronous_commit: u8,
     /// Foreign-key child tables of the run's table (0: none), each loaded with `rows_per_child`
     /// rows per parent row in the parent's transaction, their foreign keys checked per row or
     /// added after the load (`fk_after`).
@@ -270,6 +285,8 @@ pub struct RunRequest {
     pub skew_model: Option<String>,
     /// None: the server's wal_compression.
     pub wal_compression: Option<String>,
+    /// None: the server's synchronous_commit.
+    pub synchronous_commit: Option<String>,
     /// Foreign-key child tables (0: none).
     pub children: i32,
     /// Rows per child table per parent row (None: 1; only with children).
@@ -316,6 +333,7 @@ impl Default for RunRequest {
             identity_cache: None,
             skew_model: None,
             wal_compression: None,
+            synchronous_commit: None,
             children: 0,
             rows_per_child: None,
             fk_check: None,
@@ -397,6 +415,15 @@ impl RunRequest {
                 None => 0,
                 Some(w) => {
                     WalCompression::parse(w).ok_or_else(|| RunError::WalCompression(w.clone()))?
+                        as u8
+                        + 1
+                }
+            },
+            synchronous_commit: match &self.synchronous_commit {
+                None => 0,
+                Some(c) => {
+                    SynchronousCommit::parse(c)
+                        .ok_or_else(|| RunError::SynchronousCommit(c.clone()))?
                         as u8
                         + 1
                 }
@@ -552,6 +579,13 @@ impl RunRequest {
             return Err(RunError::Distributed(
                 "wal_compression, which sets the coordinator's sessions while the rows' WAL is \
                  written on the Citus workers"
+                    .into(),
+            ));
+        }
+        if p.synchronous_commit > 0 {
+            return Err(RunError::Distributed(
+                "synchronous_commit, which sets the coordinator's sessions while the rows are \
+                 committed on the Citus workers"
                     .into(),
             ));
         }
@@ -822,6 +856,14 @@ impl Params {
              FROM {ids} i CROSS JOIN LATERAL generate_series(1, {}) g",
             self.payload_width, self.rows_per_child
         )
+    }
+
+    /// The workers' synchronous_commit, None for the server's.
+    pub fn synchronous_commit(&self) -> Option<SynchronousCommit> {
+        (self.synchronous_commit > 0).then(|| {
+            SynchronousCommit::from_u8(self.synchronous_commit - 1)
+                .unwrap_or_else(|| corrupt("synchronous_commit", self.synchronous_commit))
+        })
     }
 
     /// The workers' wal_compression, None for the server's.
@@ -1523,6 +1565,44 @@ mod unit_tests {
             .validate(),
             Err(RunError::WalCompression("gzip".into()))
         );
+    }
+
+    #[test]
+    fn synchronous_commit_is_the_servers_unless_given() {
+        let p = RunRequest::new("uuidv4", 100).validate().unwrap();
+        assert_eq!(p.synchronous_commit(), None);
+        for &c in SynchronousCommit::ALL {
+            let p = RunRequest {
+                synchronous_commit: Some(c.name().to_uppercase()),
+                ..RunRequest::new("bigint", 10)
+            }
+            .validate()
+            .unwrap();
+            assert_eq!(p.synchronous_commit(), Some(c));
+        }
+        assert_eq!(
+            SynchronousCommit::parse("remote_apply"),
+            Some(SynchronousCommit::RemoteApply)
+        );
+        let e = RunRequest {
+            synchronous_commit: Some("maybe".into()),
+            ..RunRequest::new("uuidv4", 100)
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e, RunError::SynchronousCommit("maybe".into()));
+        assert_eq!(e.sqlstate(), SqlState::InvalidParameterValue);
+        assert!(e.hint().unwrap().contains("remote_apply"));
+        // A distributed run's rows commit on the Citus workers, which the setting does not reach.
+        assert!(matches!(
+            RunRequest {
+                synchronous_commit: Some("off".into()),
+                distributed: true,
+                ..RunRequest::new("uuidv4", 100)
+            }
+            .validate(),
+            Err(RunError::Distributed(m)) if m.starts_with("synchronous_commit")
+        ));
     }
 
     #[test]
