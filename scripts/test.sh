@@ -3,6 +3,7 @@
 #   0. the core crate's unit tests (cargo test -p keybench-core: the pure code, no PostgreSQL)
 #   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
 #      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh),
+#      the README's first screen (scripts/tests/readme-layout.py),
 #      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
 #      over a quarter of the Rust, every module in its parent's list), rustdoc with every warning
 #      denied (broken intra-doc links among them), and released upgrade scripts left as released
@@ -312,6 +313,8 @@ echo "== scripts/tests/ports-check.sh: every server's port from one table (scrip
 run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
 echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
 run_step target/logs/links-check.log "links" bash scripts/tests/links-check.sh
+echo "== scripts/tests/readme-layout.py: the README's introduction, Install first, the quick start before line 80"
+run_step target/logs/readme-layout.log "README layout" python3 scripts/tests/readme-layout.py
 echo "== scripts/tests/rooms-check.py: the rooms of src/ and their module lists"
 run_step target/logs/rooms-check.log "rooms" python3 scripts/tests/rooms-check.py
 echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no figure typed into prose, every query's file"
