@@ -21,10 +21,11 @@ A block is the lines between a directive and `-- @end`:
 
 Everything else in the update script is written by hand (new tables' columns, views, the data).
 
-Usage: scripts/tools/update-sql.py [--pg-config PATH | --from INSTALL_SCRIPT] [--check]
+Usage: scripts/tools/update-sql.py [--pg-config PATH | --from INSTALL_SCRIPT] [--script FILE] [--check]
   --pg-config  the server whose installed install script is read: keybench--VERSION.sql in
                `pg_config --sharedir`/extension, VERSION from Cargo.toml (default .pg/18/bin/pg_config)
   --from       the install script itself
+  --script     the update script to fill or check (default: the newest, sql/keybench--A--VERSION.sql)
   --check  write nothing: exit 1, with a diff, if the update script is not what this would write
 """
 import difflib
@@ -166,10 +167,14 @@ def main(argv):
         fail(f"no install script {src}: run `cargo pgrx install --pg-config PG_CONFIG` first")
     with open(src) as f:
         funcs = functions(f.read())
-    scripts = [p for p in os.listdir(os.path.join(root, "sql")) if re.fullmatch(r"keybench--[\d.]+--" + re.escape(version) + r"\.sql", p)]
-    if len(scripts) != 1:
-        fail(f"{len(scripts)} update scripts to {version} in sql/")
-    path = os.path.join(root, "sql", scripts[0])
+    path = arg("--script")
+    if path is None:
+        scripts = [p for p in os.listdir(os.path.join(root, "sql"))
+                   if re.fullmatch(r"keybench--[\d.]+--" + re.escape(version) + r"\.sql", p)]
+        if len(scripts) != 1:
+            fail(f"{len(scripts)} update scripts to {version} in sql/")
+        path = os.path.join(root, "sql", scripts[0])
+    name = os.path.relpath(path, root)
     with open(path) as f:
         old = f.read().splitlines()
     private, new, i, blocks = revoked(), [], 0, 0
@@ -182,25 +187,25 @@ def main(argv):
         j = i
         while j < len(old) and old[j] != END:
             if GENERATED.match(old[j]):
-                fail(f"sql/{scripts[0]}:{i}: a block with no `{END}` before the next")
+                fail(f"{name}:{i}: a block with no `{END}` before the next")
             j += 1
         if j == len(old):
-            fail(f"sql/{scripts[0]}:{i}: a block with no `{END}`")
+            fail(f"{name}:{i}: a block with no `{END}`")
         new += block(m.group(1), m.group(2), m.group(3), funcs, private)
         new.append(END)
         i, blocks = j + 1, blocks + 1
     if new == old:
-        print(f"ok - sql/{scripts[0]}: its {blocks} generated blocks are the install script's ({os.path.relpath(src, root) if src.startswith(root) else src})")
+        print(f"ok - {name}: its {blocks} generated blocks are the install script's ({os.path.relpath(src, root) if src.startswith(root) else src})")
         return 0
     if check:
         sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in old], [l + "\n" for l in new],
-                                                   f"sql/{scripts[0]}", "as the install script has it", n=2))
-        print(f"not ok - sql/{scripts[0]} differs from the install script in its generated blocks: "
+                                                   f"{name}", "as the install script has it", n=2))
+        print(f"not ok - {name} differs from the install script in its generated blocks: "
               "run scripts/tools/update-sql.py after `cargo pgrx install`")
         return 1
     with open(path, "w") as f:
         f.write("\n".join(new) + "\n")
-    print(f"sql/{scripts[0]}: {blocks} generated blocks written")
+    print(f"{name}: {blocks} generated blocks written")
     return 0
 
 
