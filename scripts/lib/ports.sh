@@ -52,6 +52,7 @@ serializable-size       62000   1        scripts/reports/serializable-size.sh: S
 density-sample          62100   1        scripts/bench/bench-density-sample.sh: sampled density against pgstatindex
 projection              62200   1        scripts/bench/bench-projection.sh: the audit projection against a real switch
 source-test             62300   1        scripts/tests/source-test.sh: a Debian 12 PostgreSQL 15 cluster, keybench from source
+bench-sync-commit       62400   1        scripts/bench/bench-sync-commit.sh: synchronous_commit off against on, fsync on
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major
