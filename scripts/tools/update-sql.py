@@ -91,18 +91,19 @@ CREATE = re.compile(r'CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(?:"?[\w@]+"?\.)?"
 SYMBOL = re.compile(r"AS\s+'MODULE_PATHNAME',\s*'(\w+)'\s*;$")
 
 
+COMMENT = re.compile(r"COMMENT\s+ON\s+FUNCTION\s+(?:\w+\.)?(\w+)\s*\(", re.I)
+
+
 def functions(install):
     """NAME -> [(symbol or None, [the CREATE and its COMMENTs])], in the install script's order."""
-    found, last = {}, None
+    found, last, last_name = {}, None, None
     for s in statements(install):
-        m = CREATE.match(s)
+        m, c = CREATE.match(s), COMMENT.match(s)
         if m:
             sym = SYMBOL.search(s)
-            last = [s]
-            found.setdefault(m.group(1), []).append((sym.group(1) if sym else None, last))
-        elif last is not None and re.match(r"COMMENT\s+ON\s+FUNCTION\s+(?:\w+\.)?(\w+)\s*\(", s, re.I) \
-                and re.match(r"COMMENT\s+ON\s+FUNCTION\s+(?:\w+\.)?(\w+)", s, re.I).group(1) == \
-                CREATE.match(last[0]).group(1):
+            last, last_name = [s], m.group(1)
+            found.setdefault(last_name, []).append((sym.group(1) if sym else None, last))
+        elif last is not None and c and c.group(1) == last_name:
             last.append(s)
         else:
             last = None
