@@ -40,8 +40,10 @@
 #      packages this run made
 # Steps 2 to 4 run for two majors at a time (lanes; each lane builds in its own target directory,
 # so that two majors' builds never overwrite each other's library), and each major's output is
-# printed once its lane has finished it. Every step's time is printed at the end, the slowest
-# first. Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything
+# printed once its lane has finished it. The lane that builds 15 runs step 5's Debian part once
+# its majors are done, while the other lane is still on its own; the applications' venv
+# (audit-apps) is made in the background from the start. Every step's time is printed at the end,
+# the slowest first. Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything
 # failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
 #        scripts/test.sh --only NAME [MAJOR]          (one test on one major, default 18)
@@ -219,7 +221,23 @@ lane() {
       major "$v" > "target/logs/lane-$v.out" 2>&1
       { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } > "target/logs/lane-$v.counts"
     done
+    # The lane that built 15 goes on to the Debian steps (they need its 15 packages) while the
+    # other lane is still on its majors: about ten minutes that would otherwise come after both.
+    if [ $regress_only = 0 ] && [[ " $* " == *" 15 "* ]]; then
+      passed=0; failed=0; failures=(); times=target/logs/times-debian.tsv; : > "$times"
+      debian_steps > target/logs/lane-debian.out 2>&1
+      { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } > target/logs/lane-debian.counts
+    fi
   )
+}
+
+# Step 5's Debian part: the 15 .deb this run made into Debian's own PostgreSQL 15, then the README's
+# from-source steps onto that server. Run by the lane that built 15, once its majors are done.
+debian_steps() {
+  echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
+  run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
+  echo "== scripts/tests/source-test.sh: the README's from-source steps as written, onto Debian's own PostgreSQL 15"
+  run_step target/logs/source-test.log "README from source" bash scripts/tests/source-test.sh
 }
 
 # --only NAME [MAJOR]: one test, on one major, with the build of the lane that builds that major in
@@ -291,8 +309,14 @@ if [ -n "$only" ]; then
 fi
 
 if [ $regress_only = 0 ]; then
+# The applications' venv (a download of about 100 MB from PyPI, then pip install), made while the
+# checks below and the first builds run, so that no lane's audit-apps step waits for it (each
+# would otherwise wait on the venv's lock). Its result is counted after the lanes.
+timed "the applications' venv (beside the checks and lanes)" bash scripts/tests/audit-apps.sh --venv > target/logs/audit-apps-venv.log 2>&1 & pid_venv=$!
 echo "== cargo test -p keybench-core: the core's unit tests (no PostgreSQL)"
-if timed "cargo test -p keybench-core" cargo test -p keybench-core >target/logs/core-test.log 2>&1; then
+# The core's tests and rustdoc build in lane a's target directory: the dependencies they compile
+# (and pgrx-pg-sys's bindings for 18, which rustdoc needs) are then lane a's first build's too.
+if timed "cargo test -p keybench-core" env CARGO_TARGET_DIR="$KB_ROOT/target/lane-a" cargo test -p keybench-core >target/logs/core-test.log 2>&1; then
   grep -E '^test result:' target/logs/core-test.log
 else
   grep -E '^test .*FAILED|^test result:|^error' target/logs/core-test.log
@@ -328,7 +352,7 @@ run_step target/logs/charts-check.log "charts" python3 scripts/tests/charts-chec
 echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
 run_step target/logs/audit-sql-check.log "plain-SQL audit generated" python3 scripts/tools/audit-sql.py --check
 echo "== rustdoc with warnings denied: every module list and doc link resolves, in both crates"
-if timed "rustdoc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
+if timed "rustdoc" env RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$KB_ROOT/target/lane-a" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
   echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))
 else
   grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
@@ -344,6 +368,8 @@ for v in "${versions[@]}"; do
   if [ $((i % 2)) = 0 ]; then lane_a+=("$v"); else lane_b+=("$v"); fi
   i=$((i + 1))
 done
+# An earlier run's lane files never stand in for this run's.
+rm -f target/logs/lane-*.out target/logs/lane-*.counts target/logs/times-pg*.tsv target/logs/times-debian.tsv
 lanes_start=$SECONDS
 lane a "${lane_a[@]}" & pid_a=$!
 [ ${#lane_b[@]} -gt 0 ] && { lane b "${lane_b[@]}" & pid_b=$!; }
@@ -361,6 +387,12 @@ for v in "${versions[@]}"; do
   packages+=("target/package-check/pg$v"/*)
 done
 
+if [ -n "${pid_venv:-}" ]; then
+  echo "== scripts/tests/audit-apps.sh --venv: the applications' venv, made beside the lanes"
+  wait "$pid_venv" || echo "not ok - the applications' venv: scripts/tests/audit-apps.sh --venv exited non-zero" >> target/logs/audit-apps-venv.log
+  count_step target/logs/audit-apps-venv.log "the applications' venv"
+fi
+
 # lane_target MAJOR: the target directory of the lane that built MAJOR (its builds are reused).
 lane_target() { if [[ " ${lane_b[*]} " == *" $1 "* ]]; then echo "$KB_ROOT/target/lane-b"; else echo "$KB_ROOT/target/lane-a"; fi; }
 # Steps 5 to 7, and the transcript and README checks: not with --regress-only.
@@ -370,10 +402,15 @@ if [[ " ${versions[*]} " == *" 18 "* ]]; then
   CARGO_TARGET_DIR=$(lane_target 18) run_step target/logs/lifecycle-pg18.log "lifecycle test" bash scripts/tests/lifecycle-test.sh 18
 fi
 if [[ " ${versions[*]} " == *" 15 "* ]]; then
-  echo "== scripts/tests/deb-test.sh: the 15 .deb in Debian's own PostgreSQL 15 (apt-get install, pg_createcluster, update, remove)"
-  run_step target/logs/deb-test.log "Debian package test" bash scripts/tests/deb-test.sh target/package-check/pg15
-  echo "== scripts/tests/source-test.sh: the README's from-source steps as written, onto Debian's own PostgreSQL 15"
-  run_step target/logs/source-test.log "README from source" bash scripts/tests/source-test.sh
+  # Run by 15's lane (debian_steps); their output here, in the suite's order.
+  cat target/logs/lane-debian.out 2>/dev/null
+  if [ -f target/logs/lane-debian.counts ]; then
+    read -r p f < target/logs/lane-debian.counts
+    passed=$((passed + p)); failed=$((failed + f))
+    while IFS= read -r line; do [ -n "$line" ] && failures+=("$line"); done < <(tail -n +2 target/logs/lane-debian.counts)
+  else
+    failed=$((failed + 1)); failures+=("the Debian steps: 15's lane ended before it ran them (target/logs/lane-debian.out)")
+  fi
 fi
 
 # Citus supports PostgreSQL 16, 17 and 18: the cluster test runs on each of them tested that has

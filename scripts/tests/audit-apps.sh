@@ -35,15 +35,18 @@
 # tables of docs/results/AUDIT-APPS.md); each step's output and seconds in target/audit-apps/pgMAJOR/logs
 # (a directory per major: scripts/test.sh runs majors side by side; they share the venv).
 # Usage: scripts/tests/audit-apps.sh [MAJOR]   (default 18; prints "ok - ..." / "not ok - ..." lines)
+#        scripts/tests/audit-apps.sh --venv    (only makes the venv: scripts/test.sh starts it at
+#                                               once, so that no lane waits for the download)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
 . scripts/lib/check.sh audit-apps
+venv_only=0; [ "${1:-}" = --venv ] && { venv_only=1; shift; }
 v=${1:-18}
 name=auditapps$v
 here=scripts/tests/audit_apps
 work=$KB_ROOT/target/audit-apps
-outdir=$work/pg$v
+outdir=$work/pg$v; [ $venv_only = 0 ] || outdir=$work/venv-only
 logs=$outdir/logs
 mkdir -p "$logs"
 : > "$logs/timings.txt"
@@ -57,6 +60,7 @@ timed() { # timed LABEL CMD...: runs CMD, its output to $logs/LABEL.log, its sec
 }
 
 # keybench, this tree's version, installed in PostgreSQL MAJOR (.pg/MAJOR, or KB_PG_CONFIG's install).
+[ $venv_only = 1 ] || {
 pg_config=${KB_PG_CONFIG:-$(pg_config_for "$v")} && [ -x "$pg_config" ] \
   || { not_ok "PostgreSQL $v is installed (scripts/setup.sh)"; exit 1; }
 control=$("$pg_config" --sharedir)/extension/keybench.control
@@ -66,6 +70,7 @@ if [ "$have_version" != "$want_version" ]; then
   not_ok "keybench $want_version is installed in PostgreSQL $v ($control: ${have_version:-no such file}; cargo pgrx install --pg-config $pg_config)"
   exit 1
 fi
+}
 
 # The venv: rebuilt only when the pins change; the wheels stay in target/audit-apps/wheels.
 python=${KB_PYTHON:-python3}
@@ -85,6 +90,9 @@ if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
   if ! timed venv make_venv; then not_ok "the venv of the pinned applications ($(tail -3 "$logs/venv.log"))"; exit 1; fi
 fi
 flock -u 9
+if [ $venv_only = 1 ]; then
+  ok "the venv of the pinned applications is made ($venv)"; exit 0
+fi
 ok "the venv holds the pinned applications ($("$py" -c 'import django, silk, django_q, mlflow, prefect, dagster; print("django", django.__version__, "mlflow", mlflow.__version__, "prefect", prefect.__version__, "dagster", dagster.__version__)' 2>&1))"
 
 # The cluster, of the PostgreSQL keybench is installed in (KB_PG_CONFIG: another install of MAJOR).
