@@ -363,6 +363,17 @@ pub fn drive<W: Work, R>(
             // At most 10 s: a cancelled run closes in about a second, and a worker blocked on
             // another session's lock should not hold the cancel longer.
             wait_for_exit(&workers, 10, false);
+            // Clients the cancel ended before any of them could close the run (it can reach them
+            // while they connect, where no handler catches it) leave it open: a clean-up worker
+            // closes it, cancelled, before this call ends, as it does when a client dies.
+            if janitor.is_none()
+                && shared.finished.load(Ordering::Acquire) == FINISHED_NO
+                && workers
+                    .iter()
+                    .all(|w| matches!(w.pid(), Err(BackgroundWorkerStatus::Stopped)))
+            {
+                janitor = start_worker(function, handle, JANITOR);
+            }
             if let Some(j) = &janitor {
                 wait_for_exit(std::slice::from_ref(j), 10, false);
             }

@@ -103,13 +103,18 @@ unsafe extern "C-unwind" fn worker_detached(_seg: *mut pg_sys::dsm_segment, arg:
     } else if header.slots[client].state.load(Ordering::Acquire) != SLOT_GONE {
         // SAFETY: reading this process's pid.
         let pid = unsafe { pg_sys::MyProcPid };
-        header.record_error(
-            &format!(
-                "client {client} (pid {pid}) exited before the run ended: it was terminated or hit \
-                 a FATAL error (the server log says which)"
-            ),
-            PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
-        );
+        // Once the caller has gone, its cancel (SIGINT, leader_gone set first) may end a client
+        // where no handler catches it: while it connects, say, which turns the ERROR into an exit.
+        // That exit is the cancel's doing, and the run a cancelled one, not a failed one.
+        if !header.leader_gone() {
+            header.record_error(
+                &format!(
+                    "client {client} (pid {pid}) exited before the run ended: it was terminated or \
+                     hit a FATAL error (the server log says which)"
+                ),
+                PgSqlErrorCode::ERRCODE_ADMIN_SHUTDOWN as i32,
+            );
+        }
         if client == 0 {
             let _ = header.setup.compare_exchange(
                 STATE_PENDING,
@@ -232,7 +237,10 @@ pub fn attach(arg: pg_sys::Datum) -> Option<Attached> {
         Some(pg_sys::Oid::from(header.user)),
     );
     if let Err(e) = hold_run_lock(header) {
-        header.record_error(&e.message, e.sqlstate);
+        // The caller's cancel can land here too: then the run is cancelled, not failed.
+        if !header.leader_gone() {
+            header.record_error(&e.message, e.sqlstate);
+        }
     }
     Some(Attached {
         header: ptr,
