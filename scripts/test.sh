@@ -198,6 +198,8 @@ major() {
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
   echo "-- scripts/tests/audit-plain.sh $v: keybench-audit.sql without keybench, then against keybench_audit on the same database"
   run_step "target/logs/audit-plain-pg$v.log" "pg$v plain-SQL audit" bash scripts/tests/audit-plain.sh "$v"
+  echo "-- scripts/tests/capacity-test.sh $v: keys that run out, each case, the rate from readings and under pgbench"
+  run_step "target/logs/capacity-pg$v.log" "pg$v keys that run out" bash scripts/tests/capacity-test.sh "$v"
   echo "-- scripts/tests/audit-apps.sh $v: real applications' databases (their own migrations and code, from PyPI) audited against their keys' ground truth"
   run_step "target/logs/audit-apps-pg$v.log" "pg$v audit apps" bash scripts/tests/audit-apps.sh "$v"
   echo "-- scripts/tests/plan-load.sh $v: keybench_plan's statements run while pgbench writes and reads"

@@ -124,7 +124,17 @@ DECLARE
   sb bigint := (SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers');
   notes text[];
   measured boolean;
+  caps jsonb;
+  cap jsonb;
 BEGIN
+  -- Keys that run out, read once (without a rate: this file keeps no readings).
+  SELECT jsonb_object_agg(x.table_oid || '.' || x.attnum, jsonb_build_object('used_pct', x.used_pct, 'finding', j.finding))
+    INTO caps
+    FROM keybench.audit_capacity(schema_name) x,
+         keybench.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
+                                       x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
+                                       x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
+                                       x.current_basis, NULL) j;
   FOR k IN SELECT * FROM keybench.audit_keys(schema_name) LOOP
     r := NULL;
     notes := '{}';
@@ -174,6 +184,15 @@ BEGIN
       FROM keybench.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
     r.finding := keybench.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
                                         nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
+    -- A key that runs out outranks every other finding (as keybench_audit's).
+    cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
+    r.used_pct := (cap ->> 'used_pct')::float8;
+    IF cap ->> 'finding' IN ('runs out', 'wraps onto used keys') THEN
+      r.finding := 'key runs out';
+    END IF;
+    IF cap IS NOT NULL THEN
+      notes := notes || format('keys that run out: %s (no rate: this file keeps no readings; the fourth table has the figures)', cap ->> 'finding');
+    END IF;
     r.sources := array_to_string(notes || ('key kind: ' || c.basis)
                                  || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
                                  || CASE WHEN vals IS NULL AND NOT k.selectable
@@ -193,5 +212,7 @@ VALUES
    'a window over the running server that reads its WAL by relation (keybench_audit(sample => ...)) needs keybench''s library'),
   ('inserts_per_sec, wal_per_inserted_row, rows_per_day, checkpoints_per_hour, rows_per_checkpoint, r_over_l, projected_wal_saving_per_day, days_to_shared_buffers, with_children_days_to_shared_buffers, days_to_ram, io_cost_per_month',
    'the rates and the cost curve''s projection are keybench''s library''s'),
+  ('days_left; per_day, rate_basis, days_left and burn of the keys that run out',
+   'a rate needs readings kept over time, which this file, writing nothing, does not keep (keybench_capacity keeps them); the finding uses the share used alone: half used or more is "runs out"'),
   ('leaf_pages, avg_leaf_density, leaf_fragmentation', 'NULL only where neither pgstattuple''s pgstatindex (up to density_size_limit) nor pageinspect''s bt_page_stats (a sample of 2,000 pages, at any size) is installed and may be run by the role (sources says which)')
 $$;

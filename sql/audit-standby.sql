@@ -49,6 +49,7 @@ FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespac
 \echo keybench-audit.sql: the keys
 WITH k AS (SELECT * FROM (@KEYS@) k(@KEYS_COLUMNS@)),
 x AS (SELECT * FROM (@REFERENCES@) x(@REFERENCES_COLUMNS@)),
+cap AS (SELECT * FROM (@CAPACITY@) cap(@CAPACITY_COLUMNS@)),
 sb AS (SELECT setting::bigint * current_setting('block_size')::bigint AS b FROM pg_settings WHERE name = 'shared_buffers')
 SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        k."constraint" AS constraint_kind, k.key_columns,
@@ -66,8 +67,10 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        @NULLS_REST@,
        concat_ws('; ', d.note, ds.note,
                  'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
-         AS sources
+         AS sources,
+       cap.used_pct, NULL::float8 AS days_left
 FROM k CROSS JOIN sb
+LEFT JOIN cap ON k.columns = 1 AND cap.table_oid = k.table_oid AND cap.attnum = k.attnum
 LEFT JOIN LATERAL (:keybench_density) d ON true
 LEFT JOIN LATERAL (SELECT * FROM (:keybench_sampled) s(leaf_pages, avg_leaf_density, leaf_fragmentation, note)
                    WHERE k.readable AND d.avg_leaf_density IS NULL) ds ON true
@@ -87,8 +90,19 @@ LEFT JOIN LATERAL (SELECT x.child_index_oid AS index_oid, x.child_index_bytes AS
                    WHERE x.child_index_oid IS NOT NULL) k ON true
 LEFT JOIN LATERAL (:keybench_density) d ON k.index_oid IS NOT NULL;
 
+\echo keybench-audit.sql: integer keys, sequences and foreign keys that can run out
+SELECT cap.table_name, cap.column_name, cap.column_type, cap.sequence_name, cap.limit_value, cap.limit_basis,
+       cap.current_value, cap.used_pct, cap.values_left, NULL::float8 AS per_day,
+       'no rate: this file keeps no readings, and a standby keeps none'::text AS rate_basis,
+       NULL::float8 AS days_left, NULL::float8 AS burn, cap.referenced_by,
+       NULL::text AS finding, NULL::text AS verdict, cap.current_basis
+FROM (@CAPACITY@) cap(@CAPACITY_COLUMNS@)
+ORDER BY cap.used_pct DESC NULLS LAST, cap.table_name, cap.attnum;
+
 \echo keybench-audit.sql: the columns it leaves NULL, and why
 SELECT * FROM (@UNFILLED@
 UNION ALL
-VALUES ('key_kind, kind_basis, key_form, key_bytes, value_kinds, switched_at, insert_order, newest_rank, finding',
+VALUES ('finding and verdict of the keys that run out (the fourth table)',
+        'on a standby: their rules are a temporary function, which a server in recovery refuses; used_pct is the measure (50% and over: runs out)'),
+       ('key_kind, kind_basis, key_form, key_bytes, value_kinds, switched_at, insert_order, newest_rank, finding',
         'on a standby: the value sample and the kind''s and finding''s rules are temporary functions, which a server in recovery refuses; keybench_audit() reads them on a standby, and this file on the primary')) u("column", why);

@@ -29,6 +29,10 @@
 --   and subscription left behind.
 -- - keybench_audit_updated_rows: the tuples of sampled heap pages that an UPDATE wrote, which
 --   keybench.audit_values ranks among the older keys.
+-- - Keys that run out: keybench_capacity, keybench.capacity_readings (one reading per column and
+--   call, for the rate), keybench.capacity_measure and keybench.capacity_snapshot (sql/capacity.sql);
+--   keybench.audit_capacity and audit_capacity_judge (sql/audit.sql, which keybench-audit.sql
+--   shares); the finding `key runs out` and keybench.audit's attributes used_pct and days_left.
 -- - Every SQL and PL/pgSQL function pins its search_path (the functions from earlier versions that
 --   did not: ALTER FUNCTION ... SET search_path FROM CURRENT, the extension's schema here).
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.9.0'" to load this file. \quit
@@ -575,7 +579,7 @@ CREATE TYPE keybench.audit AS (
     rows_per_day float8, checkpoints_per_hour float8, rows_per_checkpoint float8, r_over_l float8,
     projected_wal_saving_per_day bigint, days_to_shared_buffers float8,
     with_children_days_to_shared_buffers float8, days_to_ram float8, io_cost_per_month float8,
-    sources text
+    sources text, used_pct float8, days_left float8
 );
 
 -- Every valid unique B-tree index outside the system schemas (schema_name: one schema, or NULL
@@ -1222,6 +1226,493 @@ WHERE c.contype = 'f'
   AND (schema_name IS NULL OR kn.nspname = schema_name)
 ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname
 $$;
+
+-- Keys that run out: every integer column (smallint, integer, bigint) of schema `schema_name`'s
+-- tables (NULL: every schema) that can run out of values: a single-column primary key or unique
+-- key, a column fed by a sequence (its default's nextval, an identity, or an owned serial
+-- sequence), and a single-column foreign key onto such a column. Partitions are their parent's
+-- row. One query, reading the catalog, each sequence's last value and, where a column has no
+-- sequence, its highest key through its index (min/max over a B-tree index is one descent to the
+-- index's end, never a scan; no index, no value). keybench_capacity (sql/capacity.sql) adds the
+-- rate; keybench-audit.sql runs this query as it is, on a standby too.
+--   limit_value   the lowest limit that applies: the column's type, the sequence's own type, its
+--                 maxvalue (minvalue for a descending sequence); limit_basis says which
+--   current_value the sequence's last value (pg_sequence_last_value; its start less its increment
+--                 when no value was taken yet), needing SELECT or USAGE on it; otherwise the
+--                 highest (lowest) key through the index, needing SELECT on the column; a foreign
+--                 key's column takes the value of the key it references; current_basis says which
+--   used_pct      the share of the range from the sequence's first value (0 without one) to the
+--                 limit that is behind current_value
+-- (The same file's functions make keybench-audit.sql: keep this one query, without a function call
+-- of keybench's, so that the standby's copy of it runs as it is.)
+CREATE FUNCTION keybench.audit_capacity(schema_name text)
+RETURNS TABLE (table_name text, column_name text, column_type text, sequence_name text,
+               limit_value bigint, limit_basis text, current_value bigint, used_pct float8,
+               values_left numeric, referenced_by text, current_basis text, parent_table text,
+               parent_column text, table_oid oid, attnum int, sequence_oid oid, cycles boolean, descending boolean,
+               is_key boolean)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+WITH cand AS (
+  SELECT t.oid AS table_oid, a.attnum::int AS attnum, a.attname, a.atttypid, n.nspname,
+         coalesce(
+           (SELECT d.refobjid FROM pg_attrdef ad
+            JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                            AND d.refclassid = 'pg_class'::regclass
+            JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+            WHERE ad.adrelid = t.oid AND ad.adnum = a.attnum ORDER BY d.refobjid LIMIT 1),
+           (SELECT d.objid FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+            WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+              AND d.refobjid = t.oid AND d.refobjsubid = a.attnum AND d.deptype IN ('i', 'a')
+            ORDER BY d.deptype = 'i' DESC, d.objid LIMIT 1)) AS seq,
+         EXISTS (SELECT FROM pg_index i WHERE i.indrelid = t.oid AND i.indisunique AND i.indnkeyatts = 1
+                   AND i.indkey[0] = a.attnum AND i.indpred IS NULL) AS is_key,
+         EXISTS (SELECT FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid AND ic.relam = 403
+                 WHERE i.indrelid = t.oid AND i.indisvalid AND i.indkey[0] = a.attnum AND i.indpred IS NULL) AS indexed
+  FROM pg_class t
+  JOIN pg_namespace n ON n.oid = t.relnamespace
+  JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum > 0 AND NOT a.attisdropped
+  WHERE t.relkind IN ('r', 'p') AND NOT t.relispartition AND a.atttypid IN (21, 23, 20)
+    AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
+    AND NOT pg_is_other_temp_schema(n.oid) AND n.nspname NOT LIKE 'pg\_temp%'
+),
+keys AS (SELECT * FROM cand WHERE seq IS NOT NULL OR is_key),
+fks AS (
+  SELECT DISTINCT ON (c.conrelid, c.conkey[1])
+         c.conrelid AS table_oid, c.conkey[1]::int AS attnum, a.attname, a.atttypid, n.nspname,
+         k.table_oid AS parent_oid, k.attnum AS parent_attnum
+  FROM pg_constraint c
+  JOIN keys k ON k.table_oid = c.confrelid AND k.attnum = c.confkey[1]
+  JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] AND a.atttypid IN (21, 23, 20)
+  JOIN pg_class t ON t.oid = c.conrelid AND NOT t.relispartition
+  JOIN pg_namespace n ON n.oid = t.relnamespace
+  WHERE c.contype = 'f' AND cardinality(c.conkey) = 1
+  ORDER BY c.conrelid, c.conkey[1], c.oid
+),
+-- Each column once: its own row where it has a sequence or is a key and no foreign key; the row of
+-- a foreign key otherwise (its values are its parent's).
+picked AS (
+  SELECT k.table_oid, k.attnum, k.attname, k.atttypid, NULL::oid AS parent_oid, NULL::int AS parent_attnum
+  FROM keys k
+  WHERE (schema_name IS NULL OR k.nspname = schema_name)
+    AND (k.seq IS NOT NULL OR NOT EXISTS (SELECT FROM fks f WHERE f.table_oid = k.table_oid AND f.attnum = k.attnum))
+  UNION ALL
+  SELECT f.table_oid, f.attnum, f.attname, f.atttypid, f.parent_oid, f.parent_attnum
+  FROM fks f
+  WHERE (schema_name IS NULL OR f.nspname = schema_name)
+    AND NOT EXISTS (SELECT FROM keys k WHERE k.table_oid = f.table_oid AND k.attnum = f.attnum AND k.seq IS NOT NULL)
+),
+-- The value of each key that a picked row needs: its own, or its parent's.
+needed AS (
+  SELECT DISTINCT k.* FROM keys k
+  JOIN picked p ON (p.parent_oid IS NULL AND p.table_oid = k.table_oid AND p.attnum = k.attnum)
+                OR (p.parent_oid = k.table_oid AND p.parent_attnum = k.attnum)
+),
+val AS (
+  SELECT k.table_oid, k.attnum, k.seq, s.seqcycle AS cycles, coalesce(s.seqincrement < 0, false) AS descending,
+         s.seqmin, s.seqmax,
+         CASE s.seqtypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647 ELSE 9223372036854775807 END AS seq_type_max,
+         CASE s.seqtypid WHEN 21 THEN -32768 WHEN 23 THEN -2147483648 ELSE -9223372036854775808 END AS seq_type_min,
+         CASE WHEN k.seq IS NOT NULL AND has_sequence_privilege(k.seq, 'SELECT,USAGE')
+              THEN coalesce(pg_sequence_last_value(k.seq),
+                            greatest(least(s.seqstart::numeric - s.seqincrement, 9223372036854775807), -9223372036854775808)::bigint)
+              WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
+              THEN substring(query_to_xml(format('SELECT %s(%I) AS v FROM %s',
+                                                 CASE WHEN s.seqincrement < 0 THEN 'min' ELSE 'max' END,
+                                                 k.attname, k.table_oid::regclass), false, true, '')::text
+                             FROM '<v>(-?[0-9]+)</v>')::bigint
+         END AS current_value,
+         CASE WHEN k.seq IS NOT NULL AND has_sequence_privilege(k.seq, 'SELECT,USAGE')
+              THEN 'the sequence''s last value'
+              WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
+              THEN CASE WHEN k.seq IS NOT NULL
+                        THEN format('the %s key through the index: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)',
+                                    CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END, k.seq::regclass)
+                        ELSE format('the %s key through the index', CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END) END
+              WHEN k.seq IS NOT NULL
+              THEN format('not read: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)%s', k.seq::regclass,
+                          CASE WHEN k.indexed THEN format(', nor SELECT the column from %s', k.table_oid::regclass) ELSE '' END)
+              WHEN k.indexed
+              THEN format('not read: the role may not SELECT the column from %s (GRANT SELECT, or pg_read_all_data)', k.table_oid::regclass)
+              ELSE 'not read: no sequence, and no B-tree index on the column to read its highest key from (keybench reads no table whole)'
+         END AS current_basis
+  FROM needed k
+  LEFT JOIN pg_sequence s ON s.seqrelid = k.seq
+),
+r AS (
+  SELECT p.table_oid, p.attnum, p.attname, p.atttypid, p.parent_oid, p.parent_attnum,
+         CASE WHEN p.parent_oid IS NULL THEN v.seq END AS seq,
+         CASE WHEN p.parent_oid IS NULL THEN v.cycles END AS cycles,
+         coalesce(v.descending, false) AS descending,
+         v.current_value,
+         CASE WHEN p.parent_oid IS NULL THEN v.current_basis
+              ELSE format('its parent %s.%I''s value (%s)', p.parent_oid::regclass,
+                          (SELECT attname FROM pg_attribute WHERE attrelid = p.parent_oid AND attnum = p.parent_attnum),
+                          v.current_basis) END AS current_basis,
+         CASE p.atttypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647 ELSE 9223372036854775807 END AS col_max,
+         CASE p.atttypid WHEN 21 THEN -32768 WHEN 23 THEN -2147483648 ELSE -9223372036854775808 END AS col_min,
+         CASE WHEN p.parent_oid IS NULL THEN v.seq_type_max END AS seq_type_max,
+         CASE WHEN p.parent_oid IS NULL THEN v.seq_type_min END AS seq_type_min,
+         CASE WHEN p.parent_oid IS NULL THEN v.seqmax END AS seqmax,
+         CASE WHEN p.parent_oid IS NULL THEN v.seqmin END AS seqmin,
+         -- the first value of the range: the sequence's (its minvalue; maxvalue descending), or 0
+         CASE WHEN p.parent_oid IS NULL AND v.seq IS NOT NULL
+              THEN CASE WHEN v.descending THEN v.seqmax ELSE v.seqmin END ELSE 0 END AS low
+  FROM picked p
+  LEFT JOIN val v ON v.table_oid = coalesce(p.parent_oid, p.table_oid) AND v.attnum = coalesce(p.parent_attnum, p.attnum)
+),
+lim AS (
+  SELECT r.*,
+         CASE WHEN r.descending
+              THEN greatest(r.col_min, coalesce(r.seq_type_min, r.col_min), coalesce(r.seqmin, r.col_min))
+              ELSE least(r.col_max, coalesce(r.seq_type_max, r.col_max), coalesce(r.seqmax, r.col_max)) END AS limit_value
+  FROM r
+)
+SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NULL),
+       l.seq::regclass::text,
+       l.limit_value,
+       CASE WHEN l.limit_value = CASE WHEN l.descending THEN l.col_min ELSE l.col_max END THEN 'column type'
+            WHEN l.limit_value = CASE WHEN l.descending THEN l.seq_type_min ELSE l.seq_type_max END THEN 'sequence type'
+            WHEN l.descending THEN 'sequence minvalue' ELSE 'sequence maxvalue' END,
+       l.current_value,
+       CASE WHEN l.current_value IS NOT NULL AND l.limit_value <> l.low THEN
+         round(greatest(0, least(100, 100 * CASE WHEN l.descending THEN (l.low::numeric - l.current_value) / (l.low::numeric - l.limit_value)
+                                                 ELSE (l.current_value::numeric - l.low) / (l.limit_value::numeric - l.low) END)), 3)::float8
+       END,
+       CASE WHEN l.descending THEN l.current_value::numeric - l.limit_value ELSE l.limit_value::numeric - l.current_value END,
+       (SELECT string_agg(format('%s.%I (%s)', c.conrelid::regclass, a.attname, format_type(a.atttypid, NULL)), ', '
+                          ORDER BY c.conrelid::regclass::text, a.attname)
+        FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+        WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 AND c.confrelid = l.table_oid AND c.confkey[1] = l.attnum),
+       l.current_basis,
+       l.parent_oid::regclass::text,
+       (SELECT attname::text FROM pg_attribute WHERE attrelid = l.parent_oid AND attnum = l.parent_attnum),
+       l.table_oid, l.attnum, l.seq,
+       -- a CYCLE sequence wraps where its own limit comes before the column's
+       coalesce(l.cycles, false) AND CASE WHEN l.descending THEN greatest(l.seq_type_min, l.seqmin) >= l.col_min
+                                          ELSE least(l.seq_type_max, l.seqmax) <= l.col_max END,
+       l.descending,
+       l.parent_oid IS NULL AND EXISTS (SELECT FROM keys k WHERE k.table_oid = l.table_oid AND k.attnum = l.attnum AND k.is_key)
+FROM lim l
+ORDER BY l.table_oid::regclass::text, l.attnum
+$$;
+
+-- What a capacity row means: its finding and the verdict that words it, from the figures of
+-- keybench.audit_capacity and, where keybench_capacity measured one, the rate (per_day, and
+-- days_left at it; days_left_slow at the slower of two windows that disagree). The findings, in
+-- order:
+--   'unknown'              the current value could not be read (current_basis names the grant);
+--   'wraps onto used keys' a CYCLE sequence is the limit (`cycles`) and the thresholds below are met: past
+--                          its limit nextval() starts again at its other end, on keys in use;
+--   'runs out'             under a year left at the measured rate, or 90% of the range used at
+--                          any rate, or half of it used with no rate measured;
+--   'ok'                   the rest.
+CREATE FUNCTION keybench.audit_capacity_judge(
+    table_name text, column_name text, column_type text, sequence_name text, limit_value bigint,
+    limit_basis text, current_value bigint, used_pct float8, values_left numeric, per_day float8, days_left float8,
+    days_left_slow float8, cycles boolean, descending boolean, parent_table text, parent_column text,
+    referenced_by text, current_basis text, burn float8)
+RETURNS TABLE (finding text, verdict text)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+WITH f AS (
+  SELECT CASE
+    WHEN current_value IS NULL THEN 'unknown'
+    WHEN days_left < 365 OR used_pct >= 90 OR (used_pct >= 50 AND days_left IS NULL)
+      THEN CASE WHEN cycles THEN 'wraps onto used keys' ELSE 'runs out' END
+    ELSE 'ok'
+  END AS finding,
+  to_char(values_left, 'FM999,999,999,999,999,999,999,990') AS left_text,
+  to_char(limit_value, 'FM9,999,999,999,999,999,990') AS limit_text,
+  CASE WHEN limit_value < 0 THEN '-' ELSE '' END
+    || to_char(abs(limit_value::numeric), 'FM9,999,999,999,999,999,990') AS limit_signed,
+  CASE WHEN descending THEN 'down to' ELSE 'up to' END AS towards,
+  (SELECT count(*) FROM regexp_split_to_table(referenced_by, '\), ') x) AS refs
+)
+SELECT f.finding,
+  concat_ws(' ',
+    -- what is used, and against which limit
+    CASE WHEN f.finding = 'unknown' THEN format('Its current value was not read (%s).', current_basis)
+         ELSE format('%s%% used: %s values left %s %s (%s).', round(used_pct::numeric, 2), f.left_text, f.towards,
+                     f.limit_signed, limit_basis) END,
+    -- the rate, and when
+    CASE WHEN f.finding = 'unknown' THEN NULL
+         WHEN days_left IS NOT NULL AND days_left < 36500 AND days_left_slow IS NOT NULL AND days_left_slow < 36500
+           THEN format('At the measured rates it runs out between %s and %s (%s to %s days).',
+                       current_date + floor(days_left)::int, current_date + floor(days_left_slow)::int,
+                       round(days_left::numeric, 1), round(days_left_slow::numeric, 1))
+         WHEN days_left IS NOT NULL AND days_left < 36500
+           THEN format('At %s values a day it runs out in about %s days, around %s.',
+                       round(per_day::numeric, 1), round(days_left::numeric, 1), current_date + floor(days_left)::int)
+         WHEN days_left IS NOT NULL THEN format('At %s values a day it lasts more than a century.', round(per_day::numeric, 1))
+         WHEN per_day = 0 THEN 'No value was taken over the window measured.'
+         WHEN f.finding <> 'ok' THEN 'No rate measured: keybench_capacity(sample => ''10 minutes''), or a daily call that keeps readings, gives the date.'
+    END,
+    -- a sequence of another width than its column
+    CASE WHEN parent_table IS NULL AND sequence_name IS NOT NULL AND limit_basis = 'sequence type'
+           THEN format('Its sequence %s is narrower than the %s column: the sequence''s type is the limit, not the column''s.', sequence_name, column_type)
+         WHEN parent_table IS NULL AND sequence_name IS NOT NULL AND limit_basis = 'column type'
+              AND column_type <> 'bigint' AND NOT EXISTS (SELECT FROM pg_sequence s WHERE s.seqrelid = to_regclass(sequence_name)
+                                                            AND s.seqtypid = (CASE column_type WHEN 'smallint' THEN 21 ELSE 23 END)::oid)
+              AND EXISTS (SELECT FROM pg_sequence s WHERE s.seqrelid = to_regclass(sequence_name))
+           THEN format('The %s column is narrower than its sequence %s: nextval() goes on past %s and the insert fails with "%s out of range".',
+                       column_type, sequence_name, f.limit_signed, column_type)
+    END,
+    -- a foreign key's column: its parent's values
+    CASE WHEN parent_table IS NOT NULL AND f.finding IN ('runs out', 'wraps onto used keys')
+           THEN format('Its values are those of %s.%I: this %s column fails when they pass %s. Widen it with its parent: keybench_plan(%L) changes the key and the columns that reference it.',
+                       parent_table, parent_column, column_type, f.limit_signed, parent_table)
+         WHEN parent_table IS NOT NULL THEN format('Its values are those of %s.%I.', parent_table, parent_column)
+    END,
+    -- what to do
+    CASE WHEN f.finding = 'wraps onto used keys'
+           THEN format('Sequence %s cycles: past %s it starts again at its other end and gives keys still in use, so inserts fail on the unique key. ALTER SEQUENCE %1$s NO CYCLE makes it stop with an error instead; the lasting fix is a wider type:', sequence_name, f.limit_signed)
+    END,
+    CASE WHEN f.finding NOT IN ('runs out', 'wraps onto used keys') OR parent_table IS NOT NULL THEN NULL
+         WHEN limit_basis = 'sequence type'
+           THEN format('ALTER SEQUENCE %s AS %s: a change of the catalog, no rewrite, since the column is already %2$s.', sequence_name, column_type)
+         WHEN limit_basis IN ('sequence maxvalue', 'sequence minvalue')
+           THEN format('ALTER SEQUENCE %s NO %s: a change of the catalog, no rewrite (the column''s or the sequence''s type is then the limit).',
+                       sequence_name, CASE WHEN descending THEN 'MINVALUE' ELSE 'MAXVALUE' END)
+         WHEN column_type IN ('smallint', 'integer')
+           THEN concat(format('Widen it to bigint online: keybench_plan(%L) writes the steps (a bigint column kept equal by a trigger, backfilled in committed batches, one short swap under lock_timeout)', table_name),
+                       CASE WHEN referenced_by IS NOT NULL THEN format(', with the %s foreign-key column(s) that reference it: %s', f.refs, referenced_by) END, '.',
+                       CASE WHEN sequence_name IS NOT NULL AND NOT descending
+                            THEN format(' Stopgap where days are short: ALTER SEQUENCE %s MINVALUE %s RESTART WITH %2$s, no rewrite and as many values again, but ORDER BY %I no longer follows insertion order, and clients that assume positive ids break.',
+                                        sequence_name, CASE column_type WHEN 'smallint' THEN '-32768' ELSE '-2147483648' END, column_name)
+                       END)
+         ELSE 'bigint is the widest integer: a key that runs out at bigint''s limit needs numeric or uuid keys.'
+    END,
+    -- values taken without rows
+    CASE WHEN burn > 1.05
+           THEN format('Each row inserted took %s of its values: the rest were taken without a row, by INSERT ... ON CONFLICT that conflicted (the default''s nextval() runs before the conflict is found), by inserts that failed before writing their row, by nextval() called elsewhere, or lost from sessions'' sequence caches (CACHE above 1) and at restarts.',
+                       round(burn::numeric, 2))
+    END)
+FROM f
+$$;
+-- @end
+
+-- Keys that run out: keybench_capacity, its readings and the rate over them.
+-- @generated: file capacity.sql
+-- Keys that run out: keybench_capacity, the rate behind its days left, and the readings it keeps.
+-- What is read without a rate (the columns, their limits, their current values) is
+-- keybench.audit_capacity and what it means keybench.audit_capacity_judge, both in sql/audit.sql,
+-- which keybench_audit and keybench-audit.sql share; here, what needs a window of time.
+
+-- One reading per column and call of keybench_capacity that may write (not on a standby, not in
+-- a read-only transaction, and only for a role with INSERT here): the value the column had, the
+-- table's insert counter, and when. Two readings a day apart give a rate with no sample, so that
+-- a daily call (pg_cron) is enough. Readings of a column whose value went back (a sequence
+-- restarted) before its newest value are not used. Nothing is granted to PUBLIC: GRANT SELECT,
+-- INSERT (and DELETE, which prunes readings over two years old) to the role that keeps them.
+CREATE TABLE keybench.capacity_readings (
+    table_oid oid NOT NULL,
+    attnum int NOT NULL,
+    table_name text NOT NULL,
+    column_name text NOT NULL,
+    sequence_oid oid,
+    value bigint NOT NULL,
+    inserts bigint,
+    taken_at timestamptz NOT NULL,
+    PRIMARY KEY (table_oid, attnum, taken_at)
+);
+SELECT pg_catalog.pg_extension_config_dump('keybench.capacity_readings', '');
+REVOKE ALL ON keybench.capacity_readings FROM PUBLIC;
+
+-- The current values of keybench.audit_capacity's rows with the table's insert counter
+-- (n_tup_ins, summed over a partitioned table's partitions; it counts rolled-back inserts too),
+-- keyed by table oid and column number, as jsonb.
+CREATE FUNCTION keybench.capacity_snapshot(schema_name text)
+RETURNS jsonb
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+SELECT coalesce(jsonb_object_agg(c.table_oid || '.' || c.attnum,
+                                 jsonb_build_object('v', c.current_value,
+                                                    'i', (SELECT sum(s.n_tup_ins)::bigint FROM pg_stat_all_tables s
+                                                          WHERE s.relid = c.table_oid
+                                                             OR s.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                                                    't', extract(epoch FROM clock_timestamp()))),
+                '{}')
+FROM keybench.audit_capacity(schema_name) c
+WHERE c.parent_table IS NULL
+$$;
+
+-- keybench_capacity's rows: keybench.audit_capacity's, with the rate over `sample` or from the
+-- readings, the days left at it, the sequence values used per row inserted (burn), the finding and
+-- the verdict; one reading kept per column where `record` and the call may write.
+CREATE FUNCTION keybench.capacity_measure(schema_name text, sample interval, record boolean)
+RETURNS TABLE (table_name text, column_name text, column_type text, sequence_name text,
+               limit_value bigint, limit_basis text, current_value bigint, used_pct float8,
+               values_left numeric, per_day float8, rate_basis text, days_left float8, burn float8,
+               referenced_by text, finding text, verdict text, current_basis text,
+               table_oid oid, attnum int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  secs float8;
+  s0 jsonb;
+  s1 jsonb;
+  c record;
+  j record;
+  a jsonb;
+  b jsonb;
+  key text;
+  dv numeric;
+  di numeric;
+  sign int;
+  rates jsonb := '{}';
+  old record;
+  recent record;
+  r_old float8;
+  r_recent float8;
+  slow float8;
+  now_ts timestamptz;
+  can_read boolean := has_table_privilege('keybench.capacity_readings', 'SELECT');
+  why_not text;
+BEGIN
+  IF sample IS NOT NULL THEN
+    secs := extract(epoch FROM sample);
+    IF NOT (secs >= 1 AND secs <= 3600) THEN
+      RAISE EXCEPTION 'sample must be between 1 second and 1 hour, not %', sample
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'The rate is read over the sample; without one it comes from the readings earlier calls kept.';
+    END IF;
+  END IF;
+  why_not := CASE
+    WHEN NOT record THEN 'this call keeps none'
+    WHEN pg_is_in_recovery() THEN 'a standby keeps none'
+    WHEN current_setting('transaction_read_only') = 'on' THEN 'a read-only transaction keeps none'
+    WHEN NOT has_table_privilege('keybench.capacity_readings', 'INSERT')
+      THEN 'the role may not INSERT into keybench.capacity_readings (GRANT SELECT, INSERT, DELETE ON keybench.capacity_readings)'
+  END;
+  IF sample IS NOT NULL THEN
+    PERFORM pg_stat_clear_snapshot();
+    s0 := keybench.capacity_snapshot(schema_name);
+    PERFORM pg_sleep(secs);
+  END IF;
+  PERFORM pg_stat_clear_snapshot();
+  s1 := keybench.capacity_snapshot(schema_name);
+  now_ts := clock_timestamp();
+  -- Own rows first, so that a foreign key's row finds its parent's rate.
+  FOR c IN SELECT * FROM keybench.audit_capacity(schema_name) x ORDER BY x.parent_table IS NOT NULL, x.table_name, x.attnum LOOP
+    table_name := c.table_name; column_name := c.column_name; column_type := c.column_type;
+    sequence_name := c.sequence_name; limit_value := c.limit_value; limit_basis := c.limit_basis;
+    used_pct := c.used_pct; values_left := c.values_left; referenced_by := c.referenced_by;
+    current_basis := c.current_basis; table_oid := c.table_oid; attnum := c.attnum;
+    per_day := NULL; rate_basis := NULL; days_left := NULL; burn := NULL; slow := NULL;
+    sign := CASE WHEN c.descending THEN -1 ELSE 1 END;
+    key := c.table_oid || '.' || c.attnum;
+    b := s1 -> key;
+    -- the value at the end of the window: the snapshot's (the row's own read came a moment later)
+    current_value := coalesce((b ->> 'v')::bigint, c.current_value);
+    IF c.parent_table IS NOT NULL THEN
+      -- a foreign key's values are its parent's: its parent's rate
+      a := rates -> (c.parent_table || '.' || c.parent_column);
+      IF a IS NOT NULL THEN
+        per_day := (a ->> 'per_day')::float8;
+        slow := (a ->> 'slow')::float8;
+        rate_basis := format('its parent %s.%I''s: %s', c.parent_table, c.parent_column, a ->> 'basis');
+      END IF;
+    ELSIF current_value IS NULL THEN
+      rate_basis := 'no rate: the current value was not read';
+    ELSIF sample IS NOT NULL THEN
+      a := s0 -> key;
+      IF a IS NOT NULL AND a ->> 'v' IS NOT NULL THEN
+        dv := sign * ((b ->> 'v')::numeric - (a ->> 'v')::numeric);
+        per_day := dv / ((b ->> 't')::float8 - (a ->> 't')::float8) * 86400;
+        di := (b ->> 'i')::numeric - (a ->> 'i')::numeric;
+        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+        rate_basis := format('sample: %s values in %s s, %s to %s', dv, round(((b ->> 't')::float8 - (a ->> 't')::float8)::numeric, 1),
+                             a ->> 'v', b ->> 'v')
+                      || CASE WHEN burn IS NOT NULL THEN format(', for %s rows inserted', di) ELSE '' END;
+      END IF;
+    ELSIF can_read THEN
+      -- readings since the value last went back, of the same sequence: the oldest, and the newest
+      -- at least 10 minutes old
+      SELECT rd.value, rd.inserts, rd.taken_at INTO old
+      FROM keybench.capacity_readings rd
+      WHERE rd.table_oid = c.table_oid AND rd.attnum = c.attnum AND rd.sequence_oid IS NOT DISTINCT FROM c.sequence_oid
+        AND rd.taken_at <= now_ts - interval '10 minutes'
+        AND rd.taken_at > coalesce((SELECT max(x.taken_at) FROM keybench.capacity_readings x
+                                    WHERE x.table_oid = c.table_oid AND x.attnum = c.attnum
+                                      AND sign * (x.value - current_value) > 0), '-infinity')
+      ORDER BY rd.taken_at LIMIT 1;
+      IF old.taken_at IS NOT NULL THEN
+        SELECT rd.value, rd.inserts, rd.taken_at INTO recent
+        FROM keybench.capacity_readings rd
+        WHERE rd.table_oid = c.table_oid AND rd.attnum = c.attnum AND rd.sequence_oid IS NOT DISTINCT FROM c.sequence_oid
+          AND rd.taken_at <= now_ts - interval '10 minutes' AND rd.taken_at >= old.taken_at
+        ORDER BY rd.taken_at DESC LIMIT 1;
+        r_old := sign * (current_value - old.value)::float8 / extract(epoch FROM now_ts - old.taken_at) * 86400;
+        r_recent := sign * (current_value - recent.value)::float8 / extract(epoch FROM now_ts - recent.taken_at) * 86400;
+        rate_basis := format('readings: %s values a day over %s days since %s', round(r_old::numeric, 1),
+                             round((extract(epoch FROM now_ts - old.taken_at) / 86400)::numeric, 2), old.taken_at);
+        -- the two windows disagree when one rate is more than a quarter above the other
+        IF recent.taken_at > old.taken_at AND greatest(r_old, r_recent) > 1.25 * least(r_old, r_recent) THEN
+          rate_basis := rate_basis || format('; %s a day over the last %s days since %s; days_left at the faster',
+                                             round(r_recent::numeric, 1),
+                                             round((extract(epoch FROM now_ts - recent.taken_at) / 86400)::numeric, 2), recent.taken_at);
+          per_day := greatest(r_old, r_recent);
+          slow := least(r_old, r_recent);
+          IF r_recent > r_old THEN old := recent; END IF;
+        ELSE
+          per_day := r_old;
+        END IF;
+        di := (b ->> 'i')::numeric - old.inserts;
+        dv := sign * (current_value - old.value);
+        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+      END IF;
+    END IF;
+    IF rate_basis IS NULL THEN
+      rate_basis := 'no rate: keybench_capacity(sample => ''10 minutes'') measures one, and so do two calls 10 minutes or more apart (a daily one under pg_cron), from the readings they keep'
+                    || CASE WHEN NOT can_read THEN ' (the role may not read keybench.capacity_readings: GRANT SELECT, INSERT, DELETE ON keybench.capacity_readings)'
+                            WHEN why_not IS NOT NULL THEN format(' (%s)', why_not) ELSE '' END;
+    END IF;
+    IF per_day IS NOT NULL AND per_day < 0 THEN
+      rate_basis := rate_basis || ': the value went back over the window, no rate';
+      per_day := NULL; slow := NULL; burn := NULL;
+    END IF;
+    IF per_day > 0 AND c.values_left IS NOT NULL THEN
+      days_left := greatest(c.values_left, 0)::float8 / per_day;
+    END IF;
+    IF c.parent_table IS NULL AND per_day IS NOT NULL THEN
+      rates := rates || jsonb_build_object(c.table_name || '.' || quote_ident(c.column_name),
+                                           jsonb_build_object('per_day', per_day, 'slow', slow, 'basis', rate_basis));
+    END IF;
+    SELECT * INTO j FROM keybench.audit_capacity_judge(
+      c.table_name, c.column_name, c.column_type, c.sequence_name, c.limit_value, c.limit_basis,
+      current_value, c.used_pct, c.values_left, per_day, days_left,
+      CASE WHEN slow > 0 AND c.values_left IS NOT NULL THEN greatest(c.values_left, 0)::float8 / slow END,
+      c.cycles, c.descending, c.parent_table, c.parent_column, c.referenced_by, c.current_basis, burn);
+    finding := j.finding;
+    verdict := j.verdict;
+    RETURN NEXT;
+  END LOOP;
+  IF why_not IS NULL THEN
+    INSERT INTO keybench.capacity_readings (table_oid, attnum, table_name, column_name, sequence_oid, value, inserts, taken_at)
+    SELECT x.table_oid, x.attnum, x.table_name, x.column_name, x.sequence_oid,
+           (s1 -> (x.table_oid || '.' || x.attnum) ->> 'v')::bigint, (s1 -> (x.table_oid || '.' || x.attnum) ->> 'i')::bigint, now_ts
+    FROM keybench.audit_capacity(schema_name) x
+    WHERE x.parent_table IS NULL AND s1 -> (x.table_oid || '.' || x.attnum) ->> 'v' IS NOT NULL
+    ON CONFLICT DO NOTHING;
+    IF has_table_privilege('keybench.capacity_readings', 'DELETE') THEN
+      DELETE FROM keybench.capacity_readings rd WHERE rd.taken_at < now_ts - interval '2 years';
+    END IF;
+  END IF;
+END $$;
+
+-- keybench_capacity: every integer key, sequence-fed column and foreign key onto one, with its
+-- limit, its current value, what is left, the rate and days left, and what to do.
+CREATE FUNCTION keybench_capacity(schema_name text DEFAULT NULL, sample interval DEFAULT NULL)
+RETURNS TABLE (table_name text, column_name text, column_type text, sequence_name text,
+               limit_value bigint, limit_basis text, current_value bigint, used_pct float8,
+               values_left numeric, per_day float8, rate_basis text, days_left float8, burn float8,
+               referenced_by text, finding text, verdict text, current_basis text)
+LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
+  SELECT m.table_name, m.column_name, m.column_type, m.sequence_name, m.limit_value, m.limit_basis,
+         m.current_value, m.used_pct, m.values_left, m.per_day, m.rate_basis, m.days_left, m.burn,
+         m.referenced_by, m.finding, m.verdict, m.current_basis
+  FROM keybench.capacity_measure(schema_name, sample, true) m
+  ORDER BY m.finding = 'ok', m.days_left NULLS LAST, m.used_pct DESC NULLS LAST, m.table_name, m.attnum
+$$;
+COMMENT ON FUNCTION keybench_capacity(text, interval) IS
+  'every integer key, sequence-fed column and foreign key onto one: its limit (column type, sequence type or maxvalue), current value, values and days left at the measured rate (over sample, or from the readings earlier calls kept), sequence values burnt per row, the foreign keys that must widen with it, and what to do';
 -- @end
 
 -- keybench_audit: an SQL function returning keybench.audit (more columns than before), fed by

@@ -68,6 +68,11 @@ extension_sql_file!(
     requires = ["run_schema"]
 );
 extension_sql_file!(
+    "../sql/capacity.sql",
+    name = "capacity",
+    requires = ["run_schema", "audit_sql"]
+);
+extension_sql_file!(
     "../sql/least_privilege.sql",
     name = "least_privilege",
     finalize

@@ -53,6 +53,8 @@ density-sample          62100   1        scripts/bench/bench-density-sample.sh: 
 projection              62200   1        scripts/bench/bench-projection.sh: the audit projection against a real switch
 source-test             62300   1        scripts/tests/source-test.sh: a Debian 12 PostgreSQL 15 cluster, keybench from source
 bench-sync-commit       62400   1        scripts/bench/bench-sync-commit.sh: synchronous_commit off against on, fsync on
+capacity-test           63000   1        scripts/tests/capacity-test.sh: keys that run out, each case, the rate under pgbench
+bench-capacity          63100   1        scripts/bench/bench-capacity.sh: the cost of keybench_capacity on many tables
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -71,6 +71,17 @@ FROM pg_temp.audit_references(nullif(:'schema', '')) x
 LEFT JOIN LATERAL (SELECT * FROM pg_temp.audit_density(x.child_index_oid)
                    WHERE x.child_index_bytes <= :density_size_limit
                      AND (has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'))) d ON true;
+\\echo keybench-audit.sql: integer keys, sequences and foreign keys that can run out
+SELECT x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value, x.limit_basis,
+       x.current_value, x.used_pct, x.values_left, NULL::float8 AS per_day,
+       'no rate: this file keeps no readings (keybench_capacity does)'::text AS rate_basis,
+       NULL::float8 AS days_left, NULL::float8 AS burn, x.referenced_by, j.finding, j.verdict, x.current_basis
+FROM pg_temp.audit_capacity(nullif(:'schema', '')) x,
+     pg_temp.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
+                                  x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
+                                  x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
+                                  x.current_basis, NULL) j
+ORDER BY j.finding = 'ok', x.used_pct DESC NULLS LAST, x.table_name, x.attnum;
 \\echo keybench-audit.sql: the columns it leaves NULL, and why
 SELECT * FROM pg_temp.audit_unfilled();
 ROLLBACK;
@@ -104,6 +115,7 @@ def standby():
     text = "-- ---- from sql/audit-standby.sql ----\n" + text.split("\n\n", 1)[1]
     keys, keys_columns = function(audit, "audit_keys")
     refs, refs_columns = function(audit, "audit_references")
+    capacity, capacity_columns = function(audit, "audit_capacity")
     m = re.search(r"CREATE TYPE keybench\.audit AS \((.*?)\);", audit, re.S)
     attributes = [a.strip().split(" ", 1) for a in m.group(1).split(",")]
     names = [a[0] for a in attributes]
@@ -122,7 +134,8 @@ def standby():
     assert "$" not in sampled, "a parameter is left in audit_density_sampled's query"
     m = re.search(r"CREATE FUNCTION keybench\.audit_unfilled\(\).*? AS \$\$\n(.*?)\n\$\$;", plain, re.S)
     for k, v in {"@KEYS@": keys, "@KEYS_COLUMNS@": keys_columns, "@REFERENCES@": refs,
-                 "@REFERENCES_COLUMNS@": refs_columns, "@UNFILLED@": m.group(1), "@SAMPLED@": sampled,
+                 "@REFERENCES_COLUMNS@": refs_columns,
+                 "@CAPACITY@": capacity, "@CAPACITY_COLUMNS@": capacity_columns, "@UNFILLED@": m.group(1), "@SAMPLED@": sampled,
                  "@NULLS_KIND@": nulls("key_default", "row_estimate"),
                  "@NULLS_REST@": nulls("child_index_bytes", "sources")}.items():
         assert k in text, f"{k} not in sql/audit-standby.sql"

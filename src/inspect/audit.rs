@@ -43,7 +43,21 @@ mod sql {
         selectable: bool,
         #[serde(deserialize_with = "crate::pg::spi::oid")]
         table_oid: pg_sys::Oid,
+        attnum: Option<i32>,
         correlation: Option<f64>,
+    }
+
+    /// A key's row of keybench.capacity_measure (sql/capacity.sql): whether it runs out, and why.
+    #[derive(serde::Deserialize, Clone)]
+    struct Capacity {
+        #[serde(deserialize_with = "crate::pg::spi::oid")]
+        table_oid: pg_sys::Oid,
+        attnum: i32,
+        finding: String,
+        verdict: String,
+        used_pct: Option<f64>,
+        days_left: Option<f64>,
+        rate_basis: String,
     }
 
     /// The shards of a distributed table's index, measured on their nodes: their sizes, and
@@ -512,6 +526,25 @@ mod sql {
             &[schema_name.into()],
         );
         let refs = references(schema_name);
+        // Keys that run out, with the rate from the readings keybench_capacity kept (the audit
+        // keeps none): one read for every key, its failure a note, never the audit's.
+        let capacity: HashMap<(pg_sys::Oid, i32), Capacity> =
+            match crate::workers::xact::in_subtransaction(|| {
+                rows::<Capacity>(
+                    "SELECT table_oid, attnum, finding, verdict, used_pct, days_left, rate_basis
+                     FROM keybench.capacity_measure($1, NULL, false)",
+                    &[schema_name.into()],
+                )
+            }) {
+                Ok(v) => v
+                    .into_iter()
+                    .map(|c| ((c.table_oid, c.attnum), c))
+                    .collect(),
+                Err(e) => {
+                    general.push(format!("keys that run out: not read: {}", e.message));
+                    HashMap::new()
+                }
+            };
         let with_citus = citus::installed();
         let mut out = Vec::with_capacity(keys.len());
         for r in keys {
@@ -531,6 +564,7 @@ mod sql {
                         ext_schema: &ext_schema,
                         uuidv7_call: &uuidv7_call,
                         refs: &refs,
+                        capacity: &capacity,
                         with_citus,
                         measure_density,
                         density_size_limit,
@@ -553,6 +587,7 @@ mod sql {
         ext_schema: &'a str,
         uuidv7_call: &'a str,
         refs: &'a HashMap<pg_sys::Oid, Vec<Reference>>,
+        capacity: &'a HashMap<(pg_sys::Oid, i32), Capacity>,
         with_citus: bool,
         measure_density: Option<bool>,
         density_size_limit: i64,
@@ -594,6 +629,7 @@ mod sql {
             ext_schema,
             uuidv7_call,
             refs,
+            capacity,
             with_citus,
             measure_density,
             density_size_limit,
@@ -741,7 +777,18 @@ mod sql {
                     ))
                 }),
             };
-            let text = verdict(kind, finding, &facts);
+            let mut text = verdict(kind, finding, &facts);
+            // A key that runs out outranks every other finding: the capacity's verdict first.
+            let cap = (r.columns == 1)
+                .then(|| r.attnum.and_then(|a| capacity.get(&(r.table_oid, a))))
+                .flatten();
+            let finding = match cap {
+                Some(c) if c.finding == "runs out" || c.finding == "wraps onto used keys" => {
+                    text = format!("{} {text}", c.verdict);
+                    Finding::RunsOut
+                }
+                _ => finding,
+            };
             // What this key costs the server, measured, and the projection.
             let relations: Vec<pg_sys::Oid> = one::<Vec<pg_sys::Oid>>(
                 "SELECT array_agg(c.oid) FROM pg_catalog.pg_class c
@@ -831,6 +878,12 @@ mod sql {
             });
             let mut sources = general.to_vec();
             sources.push(format!("key kind: {}", c.basis));
+            if let Some(c) = cap {
+                sources.push(format!(
+                    "keys that run out: {} (keybench_capacity: {})",
+                    c.finding, c.rate_basis
+                ));
+            }
             if let Some(e) = sample_error.as_ref().or(values_error.as_ref()) {
                 sources.push(format!(
                     "values not read: {e} (the kind is the default's; order unknown)"
@@ -944,6 +997,8 @@ mod sql {
                 days_to_ram: cost.days_to_ram,
                 io_cost_per_month: cost.io_cost_per_month,
                 sources: sources.join("; "),
+                used_pct: cap.and_then(|c| c.used_pct),
+                days_left: cap.and_then(|c| c.days_left),
             };
             row
         }

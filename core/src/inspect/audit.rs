@@ -227,10 +227,14 @@ pub enum Finding {
     /// The key's audit failed (keybench_audit's own: the error is in the verdict and sources; the
     /// other keys are audited).
     NotAudited,
+    /// An integer key (or its sequence) runs out of values: keybench.audit_capacity_judge's
+    /// `runs out` or `wraps onto used keys`, which outranks every other finding; its verdict is the
+    /// capacity's, put before the key's own.
+    RunsOut,
 }
 
 impl Finding {
-    pub const ALL: [Finding; 12] = [
+    pub const ALL: [Finding; 13] = [
         Finding::RandomUuidDefault,
         Finding::RandomUuidKeys,
         Finding::SwitchedToV7,
@@ -243,6 +247,7 @@ impl Finding {
         Finding::TooSmallToJudge,
         Finding::Ok,
         Finding::NotAudited,
+        Finding::RunsOut,
     ];
 
     pub fn label(self) -> &'static str {
@@ -259,6 +264,7 @@ impl Finding {
             Finding::TooSmallToJudge => "too small to judge",
             Finding::Ok => "ok",
             Finding::NotAudited => "not audited",
+            Finding::RunsOut => "key runs out",
         }
     }
 
@@ -640,6 +646,8 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
         )),
         Finding::Ok => {}
         Finding::NotAudited => out.push("keybench could not audit this key.".into()),
+        // The capacity's verdict comes first (the caller's); the key's own follows it.
+        Finding::RunsOut => {}
     }
     let low_density =
         f.density.is_some_and(|d| d < 75.0) && f.leaf_pages.is_some_and(|l| l >= MIN_LEAVES);
@@ -783,6 +791,10 @@ pub struct AuditRow {
     pub days_to_ram: Option<f64>,
     pub io_cost_per_month: Option<f64>,
     pub sources: String,
+    /// Keys that run out (keybench.audit_capacity): the share of the key's values used, and the
+    /// days left at the rate its readings measured (NULL without one).
+    pub used_pct: Option<f64>,
+    pub days_left: Option<f64>,
 }
 
 /// Leaf pages below which an index's density is not judged (sql/audit.sql's
