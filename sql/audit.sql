@@ -704,7 +704,13 @@ RETURNS TABLE (table_name text, column_name text, column_type text, sequence_nam
                parent_column text, table_oid oid, attnum int, sequence_oid oid, cycles boolean, descending boolean,
                is_key boolean)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-WITH cand AS (
+WITH names AS (
+  -- every table's and sequence's name, schema-qualified whatever the search_path (the standby's copy
+  -- of this query runs with the session's)
+  SELECT c.oid, format('%I.%I', n.nspname, c.relname) AS qname
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'S')
+),
+cand AS (
   SELECT t.oid AS table_oid, a.attnum::int AS attnum, a.attname, a.atttypid, n.nspname,
          coalesce(
            (SELECT d.refobjid FROM pg_attrdef ad
@@ -770,7 +776,7 @@ val AS (
               WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
               THEN substring(query_to_xml(format('SELECT %s(%I) AS v FROM %s',
                                                  CASE WHEN s.seqincrement < 0 THEN 'min' ELSE 'max' END,
-                                                 k.attname, k.table_oid::regclass), false, true, '')::text
+                                                 k.attname, (SELECT qname FROM names WHERE oid = k.table_oid)), false, true, '')::text
                              FROM '<v>(-?[0-9]+)</v>')::bigint
          END AS current_value,
          CASE WHEN k.seq IS NOT NULL AND has_sequence_privilege(k.seq, 'SELECT,USAGE')
@@ -778,13 +784,13 @@ val AS (
               WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
               THEN CASE WHEN k.seq IS NOT NULL
                         THEN format('the %s key through the index: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)',
-                                    CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END, k.seq::regclass)
+                                    CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END, (SELECT qname FROM names WHERE oid = k.seq))
                         ELSE format('the %s key through the index', CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END) END
               WHEN k.seq IS NOT NULL
-              THEN format('not read: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)%s', k.seq::regclass,
-                          CASE WHEN k.indexed THEN format(', nor SELECT the column from %s', k.table_oid::regclass) ELSE '' END)
+              THEN format('not read: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)%s', (SELECT qname FROM names WHERE oid = k.seq),
+                          CASE WHEN k.indexed THEN format(', nor SELECT the column from %s', (SELECT qname FROM names WHERE oid = k.table_oid)) ELSE '' END)
               WHEN k.indexed
-              THEN format('not read: the role may not SELECT the column from %s (GRANT SELECT, or pg_read_all_data)', k.table_oid::regclass)
+              THEN format('not read: the role may not SELECT the column from %s (GRANT SELECT, or pg_read_all_data)', (SELECT qname FROM names WHERE oid = k.table_oid))
               ELSE 'not read: no sequence, and no B-tree index on the column to read its highest key from (keybench reads no table whole)'
          END AS current_basis
   FROM needed k
@@ -797,7 +803,7 @@ r AS (
          coalesce(v.descending, false) AS descending,
          v.current_value,
          CASE WHEN p.parent_oid IS NULL THEN v.current_basis
-              ELSE format('its parent %s.%I''s value (%s)', p.parent_oid::regclass,
+              ELSE format('its parent %s.%I''s value (%s)', (SELECT qname FROM names WHERE oid = p.parent_oid),
                           (SELECT attname FROM pg_attribute WHERE attrelid = p.parent_oid AND attnum = p.parent_attnum),
                           v.current_basis) END AS current_basis,
          CASE p.atttypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647 ELSE 9223372036854775807 END AS col_max,
@@ -819,8 +825,8 @@ lim AS (
               ELSE least(r.col_max, coalesce(r.seq_type_max, r.col_max), coalesce(r.seqmax, r.col_max)) END AS limit_value
   FROM r
 )
-SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NULL),
-       l.seq::regclass::text,
+SELECT (SELECT qname FROM names WHERE oid = l.table_oid), l.attname::text, format_type(l.atttypid, NULL),
+       (SELECT qname FROM names WHERE oid = l.seq),
        l.limit_value,
        CASE WHEN l.limit_value = CASE WHEN l.descending THEN l.col_min ELSE l.col_max END THEN 'column type'
             WHEN l.limit_value = CASE WHEN l.descending THEN l.seq_type_min ELSE l.seq_type_max END THEN 'sequence type'
@@ -831,12 +837,12 @@ SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NUL
                                                  ELSE (l.current_value::numeric - l.low) / (l.limit_value::numeric - l.low) END)), 3)::float8
        END,
        CASE WHEN l.descending THEN l.current_value::numeric - l.limit_value ELSE l.limit_value::numeric - l.current_value END,
-       (SELECT string_agg(format('%s.%I (%s)', c.conrelid::regclass, a.attname, format_type(a.atttypid, NULL)), ', '
-                          ORDER BY c.conrelid::regclass::text, a.attname)
+       (SELECT string_agg(format('%s.%I (%s)', (SELECT qname FROM names WHERE oid = c.conrelid), a.attname, format_type(a.atttypid, NULL)), ', '
+                          ORDER BY (SELECT qname FROM names WHERE oid = c.conrelid), a.attname)
         FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
         WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 AND c.confrelid = l.table_oid AND c.confkey[1] = l.attnum),
        l.current_basis,
-       l.parent_oid::regclass::text,
+       (SELECT qname FROM names WHERE oid = l.parent_oid),
        (SELECT attname::text FROM pg_attribute WHERE attrelid = l.parent_oid AND attnum = l.parent_attnum),
        l.table_oid, l.attnum, l.seq,
        -- a CYCLE sequence wraps where its own limit comes before the column's
@@ -845,7 +851,7 @@ SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NUL
        l.descending,
        l.parent_oid IS NULL AND EXISTS (SELECT FROM keys k WHERE k.table_oid = l.table_oid AND k.attnum = l.attnum AND k.is_key)
 FROM lim l
-ORDER BY l.table_oid::regclass::text, l.attnum
+ORDER BY (SELECT qname FROM names WHERE oid = l.table_oid), l.attnum
 $$;
 
 -- What a capacity row means: its finding and the verdict that words it, from the figures of

@@ -54,7 +54,7 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   secs float8;
   s0 jsonb;
-  s1 jsonb;
+  rec jsonb := '[]';
   c record;
   j record;
   a jsonb;
@@ -94,7 +94,6 @@ BEGIN
     PERFORM pg_sleep(secs);
   END IF;
   PERFORM pg_stat_clear_snapshot();
-  s1 := keybench.capacity_snapshot(schema_name);
   now_ts := clock_timestamp();
   -- Own rows first, so that a foreign key's row finds its parent's rate.
   FOR c IN SELECT * FROM keybench.audit_capacity(schema_name) x ORDER BY x.parent_table IS NOT NULL, x.table_name, x.attnum LOOP
@@ -105,9 +104,14 @@ BEGIN
     per_day := NULL; rate_basis := NULL; days_left := NULL; burn := NULL; slow := NULL;
     sign := CASE WHEN c.descending THEN -1 ELSE 1 END;
     key := c.table_oid || '.' || c.attnum;
-    b := s1 -> key;
-    -- the value at the end of the window: the snapshot's (the row's own read came a moment later)
-    current_value := coalesce((b ->> 'v')::bigint, c.current_value);
+    current_value := c.current_value;
+    -- the end of the window: this row's value, the table's insert counter, the time
+    b := CASE WHEN c.parent_table IS NULL THEN
+           jsonb_build_object('v', c.current_value,
+                              'i', (SELECT sum(st.n_tup_ins)::bigint FROM pg_stat_all_tables st
+                                    WHERE st.relid = c.table_oid
+                                       OR st.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                              't', extract(epoch FROM clock_timestamp())) END;
     IF c.parent_table IS NOT NULL THEN
       -- a foreign key's values are its parent's: its parent's rate
       a := rates -> (c.parent_table || '.' || c.parent_column);
@@ -124,7 +128,7 @@ BEGIN
         dv := sign * ((b ->> 'v')::numeric - (a ->> 'v')::numeric);
         per_day := dv / ((b ->> 't')::float8 - (a ->> 't')::float8) * 86400;
         di := (b ->> 'i')::numeric - (a ->> 'i')::numeric;
-        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+        burn := CASE WHEN di > 0 AND dv >= 0 AND c.sequence_oid IS NOT NULL THEN round(dv / di, 3) END;
         rate_basis := format('sample: %s values in %s s, %s to %s', dv, round(((b ->> 't')::float8 - (a ->> 't')::float8)::numeric, 1),
                              a ->> 'v', b ->> 'v')
                       || CASE WHEN burn IS NOT NULL THEN format(', for %s rows inserted', di) ELSE '' END;
@@ -163,7 +167,7 @@ BEGIN
         END IF;
         di := (b ->> 'i')::numeric - old.inserts;
         dv := sign * (current_value - old.value);
-        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+        burn := CASE WHEN di > 0 AND dv >= 0 AND c.sequence_oid IS NOT NULL THEN round(dv / di, 3) END;
       END IF;
     END IF;
     IF rate_basis IS NULL THEN
@@ -177,6 +181,11 @@ BEGIN
     END IF;
     IF per_day > 0 AND c.values_left IS NOT NULL THEN
       days_left := greatest(c.values_left, 0)::float8 / per_day;
+    END IF;
+    IF c.parent_table IS NULL AND current_value IS NOT NULL THEN
+      rec := rec || jsonb_build_object('table_oid', c.table_oid, 'attnum', c.attnum, 'table_name', c.table_name,
+                                       'column_name', c.column_name, 'sequence_oid', c.sequence_oid,
+                                       'value', current_value, 'inserts', b ->> 'i');
     END IF;
     IF c.parent_table IS NULL AND per_day IS NOT NULL THEN
       rates := rates || jsonb_build_object(c.table_name || '.' || quote_ident(c.column_name),
@@ -193,10 +202,9 @@ BEGIN
   END LOOP;
   IF why_not IS NULL THEN
     INSERT INTO keybench.capacity_readings (table_oid, attnum, table_name, column_name, sequence_oid, value, inserts, taken_at)
-    SELECT x.table_oid, x.attnum, x.table_name, x.column_name, x.sequence_oid,
-           (s1 -> (x.table_oid || '.' || x.attnum) ->> 'v')::bigint, (s1 -> (x.table_oid || '.' || x.attnum) ->> 'i')::bigint, now_ts
-    FROM keybench.audit_capacity(schema_name) x
-    WHERE x.parent_table IS NULL AND s1 -> (x.table_oid || '.' || x.attnum) ->> 'v' IS NOT NULL
+    SELECT x.table_oid, x.attnum, x.table_name, x.column_name, x.sequence_oid, x.value, x.inserts, now_ts
+    FROM jsonb_to_recordset(rec) x(table_oid oid, attnum int, table_name text, column_name text, sequence_oid oid,
+                                   value bigint, inserts bigint)
     ON CONFLICT DO NOTHING;
     IF has_table_privilege('keybench.capacity_readings', 'DELETE') THEN
       DELETE FROM keybench.capacity_readings rd WHERE rd.taken_at < now_ts - interval '2 years';

@@ -1252,7 +1252,13 @@ RETURNS TABLE (table_name text, column_name text, column_type text, sequence_nam
                parent_column text, table_oid oid, attnum int, sequence_oid oid, cycles boolean, descending boolean,
                is_key boolean)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-WITH cand AS (
+WITH names AS (
+  -- every table's and sequence's name, schema-qualified whatever the search_path (the standby's copy
+  -- of this query runs with the session's)
+  SELECT c.oid, format('%I.%I', n.nspname, c.relname) AS qname
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'S')
+),
+cand AS (
   SELECT t.oid AS table_oid, a.attnum::int AS attnum, a.attname, a.atttypid, n.nspname,
          coalesce(
            (SELECT d.refobjid FROM pg_attrdef ad
@@ -1318,7 +1324,7 @@ val AS (
               WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
               THEN substring(query_to_xml(format('SELECT %s(%I) AS v FROM %s',
                                                  CASE WHEN s.seqincrement < 0 THEN 'min' ELSE 'max' END,
-                                                 k.attname, k.table_oid::regclass), false, true, '')::text
+                                                 k.attname, (SELECT qname FROM names WHERE oid = k.table_oid)), false, true, '')::text
                              FROM '<v>(-?[0-9]+)</v>')::bigint
          END AS current_value,
          CASE WHEN k.seq IS NOT NULL AND has_sequence_privilege(k.seq, 'SELECT,USAGE')
@@ -1326,13 +1332,13 @@ val AS (
               WHEN k.indexed AND has_column_privilege(k.table_oid, k.attnum::int2, 'SELECT')
               THEN CASE WHEN k.seq IS NOT NULL
                         THEN format('the %s key through the index: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)',
-                                    CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END, k.seq::regclass)
+                                    CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END, (SELECT qname FROM names WHERE oid = k.seq))
                         ELSE format('the %s key through the index', CASE WHEN s.seqincrement < 0 THEN 'lowest' ELSE 'highest' END) END
               WHEN k.seq IS NOT NULL
-              THEN format('not read: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)%s', k.seq::regclass,
-                          CASE WHEN k.indexed THEN format(', nor SELECT the column from %s', k.table_oid::regclass) ELSE '' END)
+              THEN format('not read: the role may not read sequence %s (GRANT USAGE ON SEQUENCE %1$s, or pg_read_all_data)%s', (SELECT qname FROM names WHERE oid = k.seq),
+                          CASE WHEN k.indexed THEN format(', nor SELECT the column from %s', (SELECT qname FROM names WHERE oid = k.table_oid)) ELSE '' END)
               WHEN k.indexed
-              THEN format('not read: the role may not SELECT the column from %s (GRANT SELECT, or pg_read_all_data)', k.table_oid::regclass)
+              THEN format('not read: the role may not SELECT the column from %s (GRANT SELECT, or pg_read_all_data)', (SELECT qname FROM names WHERE oid = k.table_oid))
               ELSE 'not read: no sequence, and no B-tree index on the column to read its highest key from (keybench reads no table whole)'
          END AS current_basis
   FROM needed k
@@ -1345,7 +1351,7 @@ r AS (
          coalesce(v.descending, false) AS descending,
          v.current_value,
          CASE WHEN p.parent_oid IS NULL THEN v.current_basis
-              ELSE format('its parent %s.%I''s value (%s)', p.parent_oid::regclass,
+              ELSE format('its parent %s.%I''s value (%s)', (SELECT qname FROM names WHERE oid = p.parent_oid),
                           (SELECT attname FROM pg_attribute WHERE attrelid = p.parent_oid AND attnum = p.parent_attnum),
                           v.current_basis) END AS current_basis,
          CASE p.atttypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647 ELSE 9223372036854775807 END AS col_max,
@@ -1367,8 +1373,8 @@ lim AS (
               ELSE least(r.col_max, coalesce(r.seq_type_max, r.col_max), coalesce(r.seqmax, r.col_max)) END AS limit_value
   FROM r
 )
-SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NULL),
-       l.seq::regclass::text,
+SELECT (SELECT qname FROM names WHERE oid = l.table_oid), l.attname::text, format_type(l.atttypid, NULL),
+       (SELECT qname FROM names WHERE oid = l.seq),
        l.limit_value,
        CASE WHEN l.limit_value = CASE WHEN l.descending THEN l.col_min ELSE l.col_max END THEN 'column type'
             WHEN l.limit_value = CASE WHEN l.descending THEN l.seq_type_min ELSE l.seq_type_max END THEN 'sequence type'
@@ -1379,12 +1385,12 @@ SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NUL
                                                  ELSE (l.current_value::numeric - l.low) / (l.limit_value::numeric - l.low) END)), 3)::float8
        END,
        CASE WHEN l.descending THEN l.current_value::numeric - l.limit_value ELSE l.limit_value::numeric - l.current_value END,
-       (SELECT string_agg(format('%s.%I (%s)', c.conrelid::regclass, a.attname, format_type(a.atttypid, NULL)), ', '
-                          ORDER BY c.conrelid::regclass::text, a.attname)
+       (SELECT string_agg(format('%s.%I (%s)', (SELECT qname FROM names WHERE oid = c.conrelid), a.attname, format_type(a.atttypid, NULL)), ', '
+                          ORDER BY (SELECT qname FROM names WHERE oid = c.conrelid), a.attname)
         FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
         WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 AND c.confrelid = l.table_oid AND c.confkey[1] = l.attnum),
        l.current_basis,
-       l.parent_oid::regclass::text,
+       (SELECT qname FROM names WHERE oid = l.parent_oid),
        (SELECT attname::text FROM pg_attribute WHERE attrelid = l.parent_oid AND attnum = l.parent_attnum),
        l.table_oid, l.attnum, l.seq,
        -- a CYCLE sequence wraps where its own limit comes before the column's
@@ -1393,7 +1399,7 @@ SELECT l.table_oid::regclass::text, l.attname::text, format_type(l.atttypid, NUL
        l.descending,
        l.parent_oid IS NULL AND EXISTS (SELECT FROM keys k WHERE k.table_oid = l.table_oid AND k.attnum = l.attnum AND k.is_key)
 FROM lim l
-ORDER BY l.table_oid::regclass::text, l.attnum
+ORDER BY (SELECT qname FROM names WHERE oid = l.table_oid), l.attnum
 $$;
 
 -- What a capacity row means: its finding and the verdict that words it, from the figures of
@@ -1547,7 +1553,7 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   secs float8;
   s0 jsonb;
-  s1 jsonb;
+  rec jsonb := '[]';
   c record;
   j record;
   a jsonb;
@@ -1587,7 +1593,6 @@ BEGIN
     PERFORM pg_sleep(secs);
   END IF;
   PERFORM pg_stat_clear_snapshot();
-  s1 := keybench.capacity_snapshot(schema_name);
   now_ts := clock_timestamp();
   -- Own rows first, so that a foreign key's row finds its parent's rate.
   FOR c IN SELECT * FROM keybench.audit_capacity(schema_name) x ORDER BY x.parent_table IS NOT NULL, x.table_name, x.attnum LOOP
@@ -1598,9 +1603,14 @@ BEGIN
     per_day := NULL; rate_basis := NULL; days_left := NULL; burn := NULL; slow := NULL;
     sign := CASE WHEN c.descending THEN -1 ELSE 1 END;
     key := c.table_oid || '.' || c.attnum;
-    b := s1 -> key;
-    -- the value at the end of the window: the snapshot's (the row's own read came a moment later)
-    current_value := coalesce((b ->> 'v')::bigint, c.current_value);
+    current_value := c.current_value;
+    -- the end of the window: this row's value, the table's insert counter, the time
+    b := CASE WHEN c.parent_table IS NULL THEN
+           jsonb_build_object('v', c.current_value,
+                              'i', (SELECT sum(st.n_tup_ins)::bigint FROM pg_stat_all_tables st
+                                    WHERE st.relid = c.table_oid
+                                       OR st.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                              't', extract(epoch FROM clock_timestamp())) END;
     IF c.parent_table IS NOT NULL THEN
       -- a foreign key's values are its parent's: its parent's rate
       a := rates -> (c.parent_table || '.' || c.parent_column);
@@ -1617,7 +1627,7 @@ BEGIN
         dv := sign * ((b ->> 'v')::numeric - (a ->> 'v')::numeric);
         per_day := dv / ((b ->> 't')::float8 - (a ->> 't')::float8) * 86400;
         di := (b ->> 'i')::numeric - (a ->> 'i')::numeric;
-        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+        burn := CASE WHEN di > 0 AND dv >= 0 AND c.sequence_oid IS NOT NULL THEN round(dv / di, 3) END;
         rate_basis := format('sample: %s values in %s s, %s to %s', dv, round(((b ->> 't')::float8 - (a ->> 't')::float8)::numeric, 1),
                              a ->> 'v', b ->> 'v')
                       || CASE WHEN burn IS NOT NULL THEN format(', for %s rows inserted', di) ELSE '' END;
@@ -1656,7 +1666,7 @@ BEGIN
         END IF;
         di := (b ->> 'i')::numeric - old.inserts;
         dv := sign * (current_value - old.value);
-        burn := CASE WHEN di > 0 AND dv >= 0 THEN round(dv / di, 3) END;
+        burn := CASE WHEN di > 0 AND dv >= 0 AND c.sequence_oid IS NOT NULL THEN round(dv / di, 3) END;
       END IF;
     END IF;
     IF rate_basis IS NULL THEN
@@ -1670,6 +1680,11 @@ BEGIN
     END IF;
     IF per_day > 0 AND c.values_left IS NOT NULL THEN
       days_left := greatest(c.values_left, 0)::float8 / per_day;
+    END IF;
+    IF c.parent_table IS NULL AND current_value IS NOT NULL THEN
+      rec := rec || jsonb_build_object('table_oid', c.table_oid, 'attnum', c.attnum, 'table_name', c.table_name,
+                                       'column_name', c.column_name, 'sequence_oid', c.sequence_oid,
+                                       'value', current_value, 'inserts', b ->> 'i');
     END IF;
     IF c.parent_table IS NULL AND per_day IS NOT NULL THEN
       rates := rates || jsonb_build_object(c.table_name || '.' || quote_ident(c.column_name),
@@ -1686,10 +1701,9 @@ BEGIN
   END LOOP;
   IF why_not IS NULL THEN
     INSERT INTO keybench.capacity_readings (table_oid, attnum, table_name, column_name, sequence_oid, value, inserts, taken_at)
-    SELECT x.table_oid, x.attnum, x.table_name, x.column_name, x.sequence_oid,
-           (s1 -> (x.table_oid || '.' || x.attnum) ->> 'v')::bigint, (s1 -> (x.table_oid || '.' || x.attnum) ->> 'i')::bigint, now_ts
-    FROM keybench.audit_capacity(schema_name) x
-    WHERE x.parent_table IS NULL AND s1 -> (x.table_oid || '.' || x.attnum) ->> 'v' IS NOT NULL
+    SELECT x.table_oid, x.attnum, x.table_name, x.column_name, x.sequence_oid, x.value, x.inserts, now_ts
+    FROM jsonb_to_recordset(rec) x(table_oid oid, attnum int, table_name text, column_name text, sequence_oid oid,
+                                   value bigint, inserts bigint)
     ON CONFLICT DO NOTHING;
     IF has_table_privilege('keybench.capacity_readings', 'DELETE') THEN
       DELETE FROM keybench.capacity_readings rd WHERE rd.taken_at < now_ts - interval '2 years';

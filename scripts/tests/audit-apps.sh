@@ -27,6 +27,7 @@
 # Then keybench's audit runs on each database and is checked against that truth
 # (audit_apps/check_audit.py): keybench_audit's key_kind, key_form, insert_order and finding of
 # every key, keybench_audit_references' child index and finding of every foreign key onto them;
+# keybench_capacity on the Django databases against the models' own metadata (check_capacity.py);
 # and keybench-audit.sql, the plain-SQL audit, as a role with pg_monitor and pg_read_all_data,
 # must agree with the extension's row by row (scripts/tests/audit_plain/compare.py).
 # keybench must be installed in that PostgreSQL (cargo pgrx install; .pg/MAJOR, or the install
@@ -177,6 +178,15 @@ check "keybench_audit and keybench_audit_references exist (keybench $want_versio
 timed check-audit "$py" "$here/check_audit.py" "$here/expected.tsv" "$outdir" || failed=1
 grep -E '^(not )?ok - ' "$logs/check-audit.log"
 grep -qE '^Traceback|^[A-Za-z.]*Error' "$logs/check-audit.log" && not_ok "check_audit.py ran ($(tail -3 "$logs/check-audit.log" | tr '\n' ' '))"
+
+# Keys that run out: keybench_capacity on the Django applications' databases against their models'
+# own metadata (audit_apps/check_capacity.py): every integer key and foreign key onto one, each once,
+# with its parent and the foreign keys that reference it.
+for db in silk django_q celery_results; do
+  timed "capacity-$db" "$py" "$here/check_capacity.py" "$db" || failed=1
+  grep -E '^(not )?ok - ' "$logs/capacity-$db.log"
+  grep -qE '^Traceback' "$logs/capacity-$db.log" && not_ok "check_capacity.py ran on $db ($(tail -3 "$logs/capacity-$db.log" | tr '\n' ' '))"
+done
 
 # keybench-audit.sql (the plain-SQL audit) against keybench_audit and keybench_audit_references,
 # row by row, as a role with pg_monitor and pg_read_all_data, on each database.

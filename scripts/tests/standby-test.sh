@@ -75,6 +75,19 @@ echo "# the standby's sample window: $win" | head -c 2000; echo
 # primary's plain audit's; what needs the value sample is NULL, and named.
 PGUSER=postgres python3 scripts/tests/audit_plain/standby.py "$CHECK_NAME: keybench-audit.sql" \
   sql/keybench-audit.sql postgres "$PGHOST" "$PGPORT" "$sdir/sock" "$sport" || failed=1
+# Keys that run out on the standby: keybench_capacity reads every column the primary's reads, keeps
+# no reading there, and says so; the identity's value is the standby's copy of the sequence (which
+# the WAL logs up to 32 values ahead of the primary's). keybench-audit.sql's table of them too.
+cap_q="SELECT string_agg(format('%s.%s %s %s', table_name, column_name, limit_value, finding), ', ' ORDER BY table_name, column_name) FROM keybench_capacity('public')"
+check "keybench_capacity on the standby: the primary's columns, limits and findings" "$(q "$cap_q")" "$(sq "$cap_q")"
+check "... the identity's value within the 32 values the WAL logs ahead" "t" \
+  "$(sq "SELECT current_value BETWEEN 20000 AND 20032 FROM keybench_capacity('public') WHERE table_name = 'public.standby_ids'")"
+like "... and it keeps no reading there, and says so" "a standby keeps none" \
+  "$(sq "SELECT rate_basis FROM keybench_capacity('public') WHERE table_name = 'public.standby_ids'")"
+plain_cap=$("$PGBIN/psql" -X -A -F '|' -h "$sdir/sock" -p "$sport" -U postgres -d postgres -f sql/keybench-audit.sql 2>&1 \
+  | sed -n '/^keybench-audit.sql: integer keys/,/^keybench-audit.sql: the columns/p')
+like "keybench-audit.sql on the standby lists the keys that run out with their values" \
+  "public.standby_ids\|id\|bigint\|public.standby_ids_id_seq\|9223372036854775807\|column type\|200[0-3][0-9]\|" "$plain_cap"
 q "DROP TABLE standby_child, standby_v4, standby_ids; DROP EXTENSION pgstattuple, pageinspect" >/dev/null
 
 # A run waiting for the standby: 20 batches.
