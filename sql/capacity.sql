@@ -24,17 +24,23 @@ CREATE TABLE keybench.capacity_readings (
 SELECT pg_catalog.pg_extension_config_dump('keybench.capacity_readings', '');
 REVOKE ALL ON keybench.capacity_readings FROM PUBLIC;
 
--- The current values of keybench.audit_capacity's rows with the table's insert counter
--- (n_tup_ins, summed over a partitioned table's partitions; it counts rolled-back inserts too),
--- keyed by table oid and column number, as jsonb.
+-- A table's insert counter (pg_stat_all_tables.n_tup_ins, which counts rolled-back inserts too),
+-- summed over a partitioned table's partitions: one look-up in the statistics, not a scan of the
+-- view (which joins every relation of the catalog).
+CREATE FUNCTION keybench.capacity_inserts(rel oid)
+RETURNS bigint
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+SELECT coalesce((SELECT sum(pg_stat_get_tuples_inserted(t.relid))::bigint FROM pg_partition_tree(rel) t),
+                pg_stat_get_tuples_inserted(rel))
+$$;
+
+-- The current values of keybench.audit_capacity's rows with the table's insert counter, keyed by
+-- table oid and column number, as jsonb: the start of a sample's window.
 CREATE FUNCTION keybench.capacity_snapshot(schema_name text)
 RETURNS jsonb
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 SELECT coalesce(jsonb_object_agg(c.table_oid || '.' || c.attnum,
-                                 jsonb_build_object('v', c.current_value,
-                                                    'i', (SELECT sum(s.n_tup_ins)::bigint FROM pg_stat_all_tables s
-                                                          WHERE s.relid = c.table_oid
-                                                             OR s.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                                 jsonb_build_object('v', c.current_value, 'i', keybench.capacity_inserts(c.table_oid),
                                                     't', extract(epoch FROM clock_timestamp()))),
                 '{}')
 FROM keybench.audit_capacity(schema_name) c
@@ -108,9 +114,7 @@ BEGIN
     -- the end of the window: this row's value, the table's insert counter, the time
     b := CASE WHEN c.parent_table IS NULL THEN
            jsonb_build_object('v', c.current_value,
-                              'i', (SELECT sum(st.n_tup_ins)::bigint FROM pg_stat_all_tables st
-                                    WHERE st.relid = c.table_oid
-                                       OR st.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                              'i', keybench.capacity_inserts(c.table_oid),
                               't', extract(epoch FROM clock_timestamp())) END;
     IF c.parent_table IS NOT NULL THEN
       -- a foreign key's values are its parent's: its parent's rate

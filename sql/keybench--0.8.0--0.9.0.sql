@@ -1252,31 +1252,45 @@ RETURNS TABLE (table_name text, column_name text, column_type text, sequence_nam
                parent_column text, table_oid oid, attnum int, sequence_oid oid, cycles boolean, descending boolean,
                is_key boolean)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-WITH names AS (
+WITH names AS MATERIALIZED (
   -- every table's and sequence's name, schema-qualified whatever the search_path (the standby's copy
   -- of this query runs with the session's)
   SELECT c.oid, format('%I.%I', n.nspname, c.relname) AS qname
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'S')
 ),
-cand AS (
+-- The catalog read once each, not once a column: the sequence a column's default calls, an
+-- identity's or a serial's owned sequence, and the indexes that lead with a column.
+seqdef AS MATERIALIZED (
+  SELECT DISTINCT ON (ad.adrelid, ad.adnum) ad.adrelid AS table_oid, ad.adnum::int AS attnum, d.refobjid AS seq
+  FROM pg_attrdef ad
+  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid AND d.refclassid = 'pg_class'::regclass
+  JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+  ORDER BY ad.adrelid, ad.adnum, d.refobjid
+),
+seqown AS MATERIALIZED (
+  SELECT DISTINCT ON (d.refobjid, d.refobjsubid) d.refobjid AS table_oid, d.refobjsubid AS attnum, d.objid AS seq
+  FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+  WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('i', 'a')
+    AND d.refobjsubid > 0
+  ORDER BY d.refobjid, d.refobjsubid, d.deptype = 'i' DESC, d.objid
+),
+idx AS MATERIALIZED (
+  SELECT i.indrelid AS table_oid, i.indkey[0]::int AS attnum,
+         bool_or(i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL) AS is_key,
+         bool_or(i.indisvalid AND ic.relam = 403 AND i.indpred IS NULL) AS indexed
+  FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+  WHERE i.indkey[0] <> 0
+  GROUP BY 1, 2
+),
+cand AS MATERIALIZED (
   SELECT t.oid AS table_oid, a.attnum::int AS attnum, a.attname, a.atttypid, n.nspname,
-         coalesce(
-           (SELECT d.refobjid FROM pg_attrdef ad
-            JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                            AND d.refclassid = 'pg_class'::regclass
-            JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
-            WHERE ad.adrelid = t.oid AND ad.adnum = a.attnum ORDER BY d.refobjid LIMIT 1),
-           (SELECT d.objid FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
-            WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
-              AND d.refobjid = t.oid AND d.refobjsubid = a.attnum AND d.deptype IN ('i', 'a')
-            ORDER BY d.deptype = 'i' DESC, d.objid LIMIT 1)) AS seq,
-         EXISTS (SELECT FROM pg_index i WHERE i.indrelid = t.oid AND i.indisunique AND i.indnkeyatts = 1
-                   AND i.indkey[0] = a.attnum AND i.indpred IS NULL) AS is_key,
-         EXISTS (SELECT FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid AND ic.relam = 403
-                 WHERE i.indrelid = t.oid AND i.indisvalid AND i.indkey[0] = a.attnum AND i.indpred IS NULL) AS indexed
+         coalesce(sd.seq, so.seq) AS seq, coalesce(x.is_key, false) AS is_key, coalesce(x.indexed, false) AS indexed
   FROM pg_class t
   JOIN pg_namespace n ON n.oid = t.relnamespace
   JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum > 0 AND NOT a.attisdropped
+  LEFT JOIN seqdef sd ON sd.table_oid = t.oid AND sd.attnum = a.attnum
+  LEFT JOIN seqown so ON so.table_oid = t.oid AND so.attnum = a.attnum
+  LEFT JOIN idx x ON x.table_oid = t.oid AND x.attnum = a.attnum
   WHERE t.relkind IN ('r', 'p') AND NOT t.relispartition AND a.atttypid IN (21, 23, 20)
     AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
     AND NOT pg_is_other_temp_schema(n.oid) AND n.nspname NOT LIKE 'pg\_temp%'
@@ -1285,7 +1299,7 @@ keys AS (SELECT * FROM cand WHERE seq IS NOT NULL OR is_key),
 fks AS (
   SELECT DISTINCT ON (c.conrelid, c.conkey[1])
          c.conrelid AS table_oid, c.conkey[1]::int AS attnum, a.attname, a.atttypid, n.nspname,
-         k.table_oid AS parent_oid, k.attnum AS parent_attnum
+         k.table_oid AS parent_oid, k.attnum AS parent_attnum, k.attname AS parent_attname
   FROM pg_constraint c
   JOIN keys k ON k.table_oid = c.confrelid AND k.attnum = c.confkey[1]
   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] AND a.atttypid IN (21, 23, 20)
@@ -1297,12 +1311,13 @@ fks AS (
 -- Each column once: its own row where it has a sequence or is a key and no foreign key; the row of
 -- a foreign key otherwise (its values are its parent's).
 picked AS (
-  SELECT k.table_oid, k.attnum, k.attname, k.atttypid, NULL::oid AS parent_oid, NULL::int AS parent_attnum
+  SELECT k.table_oid, k.attnum, k.attname, k.atttypid, NULL::oid AS parent_oid, NULL::int AS parent_attnum,
+         NULL::name AS parent_attname
   FROM keys k
   WHERE (schema_name IS NULL OR k.nspname = schema_name)
     AND (k.seq IS NOT NULL OR NOT EXISTS (SELECT FROM fks f WHERE f.table_oid = k.table_oid AND f.attnum = k.attnum))
   UNION ALL
-  SELECT f.table_oid, f.attnum, f.attname, f.atttypid, f.parent_oid, f.parent_attnum
+  SELECT f.table_oid, f.attnum, f.attname, f.atttypid, f.parent_oid, f.parent_attnum, f.parent_attname
   FROM fks f
   WHERE (schema_name IS NULL OR f.nspname = schema_name)
     AND NOT EXISTS (SELECT FROM keys k WHERE k.table_oid = f.table_oid AND k.attnum = f.attnum AND k.seq IS NOT NULL)
@@ -1345,15 +1360,14 @@ val AS (
   LEFT JOIN pg_sequence s ON s.seqrelid = k.seq
 ),
 r AS (
-  SELECT p.table_oid, p.attnum, p.attname, p.atttypid, p.parent_oid, p.parent_attnum,
+  SELECT p.table_oid, p.attnum, p.attname, p.atttypid, p.parent_oid, p.parent_attnum, p.parent_attname,
          CASE WHEN p.parent_oid IS NULL THEN v.seq END AS seq,
          CASE WHEN p.parent_oid IS NULL THEN v.cycles END AS cycles,
          coalesce(v.descending, false) AS descending,
          v.current_value,
          CASE WHEN p.parent_oid IS NULL THEN v.current_basis
               ELSE format('its parent %s.%I''s value (%s)', (SELECT qname FROM names WHERE oid = p.parent_oid),
-                          (SELECT attname FROM pg_attribute WHERE attrelid = p.parent_oid AND attnum = p.parent_attnum),
-                          v.current_basis) END AS current_basis,
+                          p.parent_attname, v.current_basis) END AS current_basis,
          CASE p.atttypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647 ELSE 9223372036854775807 END AS col_max,
          CASE p.atttypid WHEN 21 THEN -32768 WHEN 23 THEN -2147483648 ELSE -9223372036854775808 END AS col_min,
          CASE WHEN p.parent_oid IS NULL THEN v.seq_type_max END AS seq_type_max,
@@ -1365,6 +1379,15 @@ r AS (
               THEN CASE WHEN v.descending THEN v.seqmax ELSE v.seqmin END ELSE 0 END AS low
   FROM picked p
   LEFT JOIN val v ON v.table_oid = coalesce(p.parent_oid, p.table_oid) AND v.attnum = coalesce(p.parent_attnum, p.attnum)
+),
+-- every single-column foreign key onto each key, once
+refs AS MATERIALIZED (
+  SELECT c.confrelid AS table_oid, c.confkey[1]::int AS attnum,
+         string_agg(format('%s.%I (%s)', (SELECT qname FROM names WHERE oid = c.conrelid), a.attname, format_type(a.atttypid, NULL)), ', '
+                    ORDER BY (SELECT qname FROM names WHERE oid = c.conrelid), a.attname) AS referenced_by
+  FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+  WHERE c.contype = 'f' AND cardinality(c.conkey) = 1
+  GROUP BY 1, 2
 ),
 lim AS (
   SELECT r.*,
@@ -1385,13 +1408,10 @@ SELECT (SELECT qname FROM names WHERE oid = l.table_oid), l.attname::text, forma
                                                  ELSE (l.current_value::numeric - l.low) / (l.limit_value::numeric - l.low) END)), 3)::float8
        END,
        CASE WHEN l.descending THEN l.current_value::numeric - l.limit_value ELSE l.limit_value::numeric - l.current_value END,
-       (SELECT string_agg(format('%s.%I (%s)', (SELECT qname FROM names WHERE oid = c.conrelid), a.attname, format_type(a.atttypid, NULL)), ', '
-                          ORDER BY (SELECT qname FROM names WHERE oid = c.conrelid), a.attname)
-        FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
-        WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 AND c.confrelid = l.table_oid AND c.confkey[1] = l.attnum),
+       (SELECT rf.referenced_by FROM refs rf WHERE rf.table_oid = l.table_oid AND rf.attnum = l.attnum),
        l.current_basis,
        (SELECT qname FROM names WHERE oid = l.parent_oid),
-       (SELECT attname::text FROM pg_attribute WHERE attrelid = l.parent_oid AND attnum = l.parent_attnum),
+       l.parent_attname::text,
        l.table_oid, l.attnum, l.seq,
        -- a CYCLE sequence wraps where its own limit comes before the column's
        coalesce(l.cycles, false) AND CASE WHEN l.descending THEN greatest(l.seq_type_min, l.seqmin) >= l.col_min
@@ -1523,17 +1543,23 @@ CREATE TABLE keybench.capacity_readings (
 SELECT pg_catalog.pg_extension_config_dump('keybench.capacity_readings', '');
 REVOKE ALL ON keybench.capacity_readings FROM PUBLIC;
 
--- The current values of keybench.audit_capacity's rows with the table's insert counter
--- (n_tup_ins, summed over a partitioned table's partitions; it counts rolled-back inserts too),
--- keyed by table oid and column number, as jsonb.
+-- A table's insert counter (pg_stat_all_tables.n_tup_ins, which counts rolled-back inserts too),
+-- summed over a partitioned table's partitions: one look-up in the statistics, not a scan of the
+-- view (which joins every relation of the catalog).
+CREATE FUNCTION keybench.capacity_inserts(rel oid)
+RETURNS bigint
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+SELECT coalesce((SELECT sum(pg_stat_get_tuples_inserted(t.relid))::bigint FROM pg_partition_tree(rel) t),
+                pg_stat_get_tuples_inserted(rel))
+$$;
+
+-- The current values of keybench.audit_capacity's rows with the table's insert counter, keyed by
+-- table oid and column number, as jsonb: the start of a sample's window.
 CREATE FUNCTION keybench.capacity_snapshot(schema_name text)
 RETURNS jsonb
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 SELECT coalesce(jsonb_object_agg(c.table_oid || '.' || c.attnum,
-                                 jsonb_build_object('v', c.current_value,
-                                                    'i', (SELECT sum(s.n_tup_ins)::bigint FROM pg_stat_all_tables s
-                                                          WHERE s.relid = c.table_oid
-                                                             OR s.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                                 jsonb_build_object('v', c.current_value, 'i', keybench.capacity_inserts(c.table_oid),
                                                     't', extract(epoch FROM clock_timestamp()))),
                 '{}')
 FROM keybench.audit_capacity(schema_name) c
@@ -1607,9 +1633,7 @@ BEGIN
     -- the end of the window: this row's value, the table's insert counter, the time
     b := CASE WHEN c.parent_table IS NULL THEN
            jsonb_build_object('v', c.current_value,
-                              'i', (SELECT sum(st.n_tup_ins)::bigint FROM pg_stat_all_tables st
-                                    WHERE st.relid = c.table_oid
-                                       OR st.relid IN (SELECT t.relid FROM pg_partition_tree(c.table_oid) t)),
+                              'i', keybench.capacity_inserts(c.table_oid),
                               't', extract(epoch FROM clock_timestamp())) END;
     IF c.parent_table IS NOT NULL THEN
       -- a foreign key's values are its parent's: its parent's rate

@@ -347,6 +347,15 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
         else:
             # the order the finding follows: the kind's where it has one, else the one measured
             want_finding = density_finding(a, a["insert_order"] if order is None else ("in order" if order == "in order" else a["insert_order"]))
+        # A Snowflake layout from the Unix epoch in a signed bigint: its 41 bits of milliseconds
+        # since 1970 passed half of bigint's range in November 2004 (2^40 ms) and overflow it in
+        # September 2039 (2^41 ms). These databases keep no readings, so no rate is measured, and a
+        # key half used or more with no rate is keybench_capacity's `runs out`, which the audit's
+        # finding follows ahead of any other (AUDIT.md, keys that run out).
+        if kind == "snowflake-unix-epoch":
+            want_finding = "key runs out"
+            if not re.match(r"^(8\d|9\d)\.\d\d% used: ", a["verdict"] or ""):
+                problems.append(f"the verdict does not start with the share of bigint's range used: {(a['verdict'] or '')[:80]}")
         if a["finding"] != want_finding:
             problems.append(f"finding '{a['finding']}', expected '{want_finding}'")
             bad["finding"] += 1

@@ -46,7 +46,10 @@ def db_type(field):
 
 expected = {}   # "table.column" -> (type, parent "table.column" or None)
 children = {}   # "table.column" -> {"child_table.column (type)"}
-for model in apps.get_models(include_auto_created=True):
+# Django's own record of the migrations it applied is a model outside the app registry.
+from django.db.migrations.recorder import MigrationRecorder  # noqa: E402
+
+for model in [*apps.get_models(include_auto_created=True), MigrationRecorder.Migration]:
     meta = model._meta
     if not meta.managed or meta.proxy:
         continue
