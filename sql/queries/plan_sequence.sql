@@ -17,7 +17,7 @@ WITH key AS (
   WHERE ad.adrelid = $1
 )
 SELECT format('%I.%I', n.nspname, c.relname) AS name, f.owned,
-       s.seqmin AS min, s.seqmax AS max, s.seqincrement AS increment, s.seqstart AS start,
+       s.seqmin AS min, s.seqmax AS max, s.seqincrement AS increment,
        CASE WHEN has_sequence_privilege(s.seqrelid, 'SELECT') OR has_sequence_privilege(s.seqrelid, 'USAGE')
             THEN pg_sequence_last_value(s.seqrelid) END AS last_value
 FROM found f

@@ -175,7 +175,13 @@ mod sql {
         // An identity's default is the identity itself, not a default to drop.
         let default_expr = default_expr.filter(|_| identity.is_empty());
         use super::super::audit::KeyKind;
-        let widen = (matches!(kind, KeyKind::Identity | KeyKind::Sequence | KeyKind::Integer)
+        let widen = (matches!(
+            kind,
+            KeyKind::Identity
+                | KeyKind::Sequence
+                | KeyKind::Integer
+                | KeyKind::ApplicationSupplied
+        )
             && matches!(type_name.as_str(), "smallint" | "integer"))
         .then(|| {
             let columns = rows::<keybench_core::inspect::widen::Column>(

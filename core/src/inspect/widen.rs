@@ -64,7 +64,6 @@ pub struct Sequence {
     pub min: i64,
     pub max: i64,
     pub increment: i64,
-    pub start: i64,
     /// pg_sequence_last_value, where the caller may read it (NULL before the first nextval).
     pub last_value: Option<i64>,
 }
@@ -331,13 +330,13 @@ fn swap_body(w: &Widen, forward: bool, key_index: &str) -> (String, String) {
             .map(|s| s.name.clone())
             .unwrap_or_default();
         let inc = w.sequence.as_ref().map_or(1, |s| s.increment);
-        let start = w.sequence.as_ref().map_or(1, |s| s.start);
         declare = "  next bigint;\n".into();
-        // The identity's sequence goes with DROP IDENTITY: its next value is read first, and the
-        // new identity (a sequence of the same name) starts there.
+        // The identity's sequence goes with DROP IDENTITY: its next value is read first (from
+        // the sequence itself: before its first nextval, or just after a START WITH or RESTART,
+        // the next value is last_value), and the new identity (a sequence of the same name)
+        // starts there.
         s.push(format!(
-            "next := coalesce(pg_catalog.pg_sequence_last_value({}::regclass) + {inc}, {start})",
-            lit(&seq)
+            "SELECT CASE WHEN is_called THEN last_value + {inc} ELSE last_value END INTO next FROM {seq}"
         ));
         s.push(format!("ALTER TABLE {t} ALTER COLUMN {col} DROP IDENTITY"));
         s.push(format!(
@@ -636,7 +635,8 @@ pub fn plan(w: &Widen, o: &Options) -> Vec<Step> {
              (checked in the next step). {sequence_note} The old columns are renamed (\"_int\"), \
              lose their NOT NULL, and are kept filled from the new ones where the value fits, \
              so that the rollback (the reverse swap) stays possible while every id fits the old \
-             type. After it, every statement prepared before it that returns the key or a \
+             type; after a rollback, the CHECK, VALIDATE and unique-index steps run again before \
+             the swap can. After it, every statement prepared before it that returns the key or a \
              foreign-key column fails (cached plan must not change result type) until the \
              application prepares it again (a new connection, or DISCARD ALL); a client that \
              reads the key into a 32-bit integer must read 64 bits before ids pass 2147483647. \
@@ -837,7 +837,6 @@ mod unit_tests {
                 min: 1,
                 max: i32::MAX as i64,
                 increment: 1,
-                start: 1,
                 last_value: Some(200000),
             }),
         }
@@ -997,7 +996,7 @@ mod unit_tests {
         let swap = &find(&p, "the swap")[0].statement;
         assert!(swap.contains("DECLARE\n  tries int := 0;\n  next bigint;\n"));
         assert!(swap.contains(
-            "next := coalesce(pg_catalog.pg_sequence_last_value('\"public\".\"parent_id_seq\"'::regclass) + 1, 1);"
+            "SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END INTO next FROM \"public\".\"parent_id_seq\";"
         ));
         assert!(
             swap.contains("ALTER TABLE \"public\".\"parent\" ALTER COLUMN \"id\" DROP IDENTITY;")
