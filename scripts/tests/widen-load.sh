@@ -10,7 +10,9 @@
 #             each; the sequence far from its end (no stopgap);
 #   identity  orders with an int4 GENERATED ALWAYS AS IDENTITY key whose sequence is past half its
 #             range (so the plan adds the stopgap, a step with no statement), 50,000 rows, and the
-#             same two children, order_events' column already bigint (no new column for it).
+#             same two children, order_events' column already bigint (no new column for it); a
+#             report's transaction (3 s) holds orders when the swap starts, so that the swap waits
+#             its lock_timeout (2 s), gives up, and is retried.
 # Asserted, in each case: the clients' transactions failed 0 (pgbench 15+'s count; on 14, whose
 # pgbench ends a client at its first error, no client aborted), every step ran (the stopgap's
 # empty statement is skipped), the rows are the rows before plus what pgbench's transactions
@@ -46,6 +48,7 @@ started=$SECONDS
 cluster_start "$name" "$v" "$(port_for widen-load "$v")" fsync=off log_lock_waits=on \
   "log_line_prefix='%n [%p] %a: '" >/dev/null || { not_ok "cluster"; exit 1; }
 work=$KB_ROOT/target/clusters/$name
+log=$work/server.log
 printf 'major\tcase\tstep\tmetric\tvalue\n' > "$tsv"
 pgbench_failures=$([ "$v" -ge 15 ] && echo "--failures-detailed")
 
@@ -86,16 +89,19 @@ failed_tx() { # failed_tx TAG: pgbench's failed transactions (15+; 14 has no suc
   echo "${n:-0}"
 }
 
-# plan_run DB CASE: keybench_plan's statements, in one psql session (application_name dba), each
-# between two marks of the clock ("step start end" into $work/CASE.steps); the statements' NOTICEs
-# (the backfill's progress) and errors into $work/CASE.plan.err.
+# plan_run DB CASE [FROM [TO]]: keybench_plan's statements (steps FROM to TO, default all), in one
+# psql session (application_name dba), each between two marks of the clock ("step start end" into
+# $work/CASE.steps, added to the steps of an earlier call); the statements' NOTICEs (the
+# backfill's progress) and errors added to $work/CASE.plan.err. The plan is the one saved in the
+# database's table saved_plan (made before the first step: the plan of a widened key is another).
 plan_run() {
-  local db=$1 c=$2
-  PGAPPNAME=dba psql -q -d "$db" -F '|' > "$work/$c.marks" 2> "$work/$c.plan.err" <<SQL
-SELECT s FROM keybench_plan('orders') p,
+  local db=$1 c=$2 from=${3:-1} to=${4:-1000}
+  PGAPPNAME=dba psql -q -d "$db" -F '|' >> "$work/$c.marks" 2>> "$work/$c.plan.err" <<SQL
+SELECT s FROM saved_plan p,
   LATERAL (VALUES (1, format('SELECT %L, extract(epoch FROM clock_timestamp())', 'start|' || p.step)),
                   (2, nullif(p.statement, '')),
                   (3, format('SELECT %L, extract(epoch FROM clock_timestamp())', 'end|' || p.step))) v(o, s)
+WHERE p.step BETWEEN $from AND $to
 ORDER BY p.step, v.o \gexec
 SQL
   local rc=$?
@@ -119,6 +125,19 @@ sampler_stop() { kill -INT "$sampler_pid" 2>/dev/null; wait "$sampler_pid" 2>/de
 waits() {
   awk -F'|' 'NF == 6 && $6 != "" { k = $2 "|" $6; if (!(k in len) || $1 - $6 > len[k]) len[k] = $1 - $6; app[k] = $3; what[k] = $4 "|" $5; start[k] = $6 }
              END { for (k in len) printf "%s|%s|%s|%.0f|%s\n", start[k], substr(k, 1, index(k, "|") - 1), app[k], len[k] * 1000, what[k] }' "$work/$1.locks" | sort -n
+}
+
+# timeouts FROM_BYTE APP: the waits of APP's sessions of 1 s or more (deadlock_timeout) that the
+# server log shows never acquired, from that byte of the log on: their end by lock_timeout (or an
+# error), one a line, "epoch" (plan-load.sh's).
+timeouts() {
+  tail -c +"$1" "$log" | awk -v app="$2" '
+    $3 == app ":" && / LOG:  process [0-9]+ (still waiting for|acquired) / {
+      rest = substr($0, index($0, " LOG:  process ") + 15); sub(/ after [0-9.]+ ms( at character [0-9]+)?$/, "", rest)
+      what = rest; sub(/^[0-9]+ (still waiting for|acquired) /, "", what); k = $2 " " what
+      if (rest ~ /^[0-9]+ still waiting for /) { if (k in open) print open[k]; open[k] = $1 } else delete open[k]
+    }
+    END { for (k in open) print open[k] }'
 }
 
 # latency TAG FROM TO: pgbench's transactions that began from FROM to TO (epoch seconds): how
@@ -233,11 +252,15 @@ SQL
 }
 count() { psql -d "$1" -c "SELECT count(*) FROM $2"; }
 
-# run_case CASE ROWS: the plan under pgbench, and every assertion.
+# run_case CASE [REPORT]: the plan under pgbench, and every assertion. With REPORT, a report's
+# transaction (a count of orders, then REPORT seconds of pg_sleep) holds orders when the swap
+# starts: the swap's first tries time out and are retried.
 run_case() {
-  local c=$1 lo hi before_o before_l before_e rc crc new
-  psql -d "$c" -F '|' -c "SELECT step, action, note FROM keybench_plan('orders') ORDER BY step" > "$work/$c.plan"
-  psql -d "$c" -F '|' -c "SELECT step, action, statement, note, rollback FROM keybench_plan('orders') ORDER BY step" > "$work/$c.plan.full"
+  local c=$1 report_s=${2:-} lo hi before_o before_l before_e rc crc new swap from
+  from=$(($(stat -c %s "$log") + 1))
+  psql -q -d "$c" -c "CREATE TABLE saved_plan AS SELECT * FROM keybench_plan('orders')"
+  psql -d "$c" -F '|' -c "SELECT step, action, note FROM saved_plan ORDER BY step" > "$work/$c.plan"
+  : > "$work/$c.marks"; : > "$work/$c.plan.err"
   like "$c: the plan widens the key with both children, and its swap is one step" \
     "^1\|a bigint column .*\|the swap: " "$(paste -sd ' ' "$work/$c.plan")"
   like "$c: the swap's note names the composite index the plan does not move" \
@@ -247,7 +270,17 @@ run_case() {
   sampler_start "$c"
   PGDATABASE=$c clients_start "${c}c" "$lo" "$hi"
   sleep 5
-  plan_run "$c" "$c"; rc=$?
+  if [ -n "$report_s" ]; then
+    swap=$(grep -m1 '|the swap' "$work/$c.plan" | cut -d'|' -f1)
+    plan_run "$c" "$c" 1 $((swap - 1)); rc=$?
+    PGAPPNAME=report PGDATABASE=$c psql -c "BEGIN" -c "SELECT count(*) FROM orders" -c "SELECT pg_sleep($report_s)" -c "COMMIT" >/dev/null 2>&1 &
+    report_pid=$!
+    wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'report' AND wait_event = 'PgSleep'" || not_ok "$c: the report's transaction started"
+    plan_run "$c" "$c" "$swap"; rc=$((rc + $?))
+    wait "$report_pid"
+  else
+    plan_run "$c" "$c"; rc=$?
+  fi
   sleep 5
   clients_stop "${c}c"; crc=$?
   sampler_stop
@@ -280,6 +313,11 @@ SELECT :id, (SELECT count(*) FROM order_lines WHERE order_id = :id), (SELECT cou
 SQL
 )"
   report "$c" "${c}c"
+  if [ -n "$report_s" ]; then
+    local t; t=$(timeouts "$from" dba | wc -l)
+    record "$c" all plan_lock_timeouts "$t"
+    echo "# $c: a report's transaction held orders for $report_s s when the swap started; the plan's statements hit their lock_timeout $t time(s) (from the server log: waits of 1 s or more never acquired)"
+  fi
 }
 
 # ---- serial: a serial int4 key, two int4 children, 200,000 rows each.
@@ -296,7 +334,7 @@ case_identity() {
   like "identity: the last step is the stopgap, with no statement, its SQL in the note" \
     "^[0-9]+\|the stopgap[^|]*\|\|.*MINVALUE -2147483648 RESTART WITH -2147483648" \
     "$(psql -d identity -F '|' -c "SELECT step, action, statement, note FROM keybench_plan('orders') ORDER BY step DESC LIMIT 1")"
-  run_case identity
+  run_case identity 3
   check "identity: the key is an identity again, GENERATED ALWAYS" "a" \
     "$(psql -d identity -c "SELECT attidentity FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id'")"
 }
