@@ -298,15 +298,18 @@ fn swap_body(w: &Widen, forward: bool, key_index: &str) -> (String, String) {
         // its name (in both directions, the key's index has that name).
         None => s.push(format!("DROP INDEX {}.{}", q(&key.schema), q(&w.key_index))),
     }
-    s.push(format!(
-        "ALTER TABLE {t} ALTER COLUMN {} SET NOT NULL",
-        q(&to)
-    ));
-    if forward {
+    // A primary key's column is NOT NULL; a unique key's may not be, and stays as it was.
+    if key.not_null {
         s.push(format!(
-            "ALTER TABLE {t} DROP CONSTRAINT {}",
-            q(&key.check_name())
+            "ALTER TABLE {t} ALTER COLUMN {} SET NOT NULL",
+            q(&to)
         ));
+        if forward {
+            s.push(format!(
+                "ALTER TABLE {t} DROP CONSTRAINT {}",
+                q(&key.check_name())
+            ));
+        }
     }
     match &w.key_constraint {
         Some(con) => s.push(format!(
@@ -1072,6 +1075,29 @@ mod unit_tests {
         let swap = &find(&p, "the swap")[0].statement;
         assert!(!swap.contains("\"parent_id_bigint\" SET NOT NULL"));
         assert!(swap.contains("RENAME COLUMN \"parent_id_bigint\" TO \"parent_id\""));
+    }
+
+    #[test]
+    fn a_nullable_unique_index_key() {
+        let mut w = serial(vec![]);
+        w.key_constraint = None;
+        w.primary = false;
+        w.key_index = "parent_id_key".into();
+        w.columns[0].not_null = false;
+        let p = plan(&w, &options());
+        assert!(find(&p, "checked later").is_empty());
+        let swap = find(&p, "the swap")[0];
+        assert!(!swap.statement.contains("SET NOT NULL"));
+        assert!(!swap.statement.contains("_not_null"));
+        assert!(swap
+            .statement
+            .contains("DROP INDEX \"public\".\"parent_id_key\";"));
+        assert!(swap.statement.contains(
+            "ALTER INDEX \"public\".\"parent_id_bigint_key\" RENAME TO \"parent_id_key\";"
+        ));
+        assert!(swap
+            .rollback
+            .contains("ALTER INDEX \"public\".\"parent_id_int_key\" RENAME TO \"parent_id_key\";"));
     }
 
     #[test]
