@@ -81,7 +81,7 @@ FROM pg_attribute WHERE attrelid IN ('plan_int'::regclass, 'plan_int_a'::regclas
   AND attnum > 0 AND NOT attisdropped ORDER BY 1, attname;
 SELECT conrelid::regclass AS tab, conname, convalidated FROM pg_constraint WHERE confrelid = 'plan_int'::regclass ORDER BY 1;
 SELECT indexrelid::regclass AS index, indisprimary, indisvalid FROM pg_index
-WHERE indrelid IN ('plan_int'::regclass, 'plan_int_a'::regclass) ORDER BY 1::text;
+WHERE indrelid IN ('plan_int'::regclass, 'plan_int_a'::regclass) ORDER BY indexrelid::regclass::text COLLATE "C";
 SELECT count(*) AS rows, count(*) FILTER (WHERE b.ref IS NULL) AS null_refs FROM plan_int_b b;
 SELECT format_type(seqtypid, NULL) AS seq_type FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence('plan_int', 'id')::regclass;
 SELECT setval(pg_get_serial_sequence('plan_int', 'id'), 3000000000) > 0 AS past_int;
