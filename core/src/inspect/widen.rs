@@ -619,13 +619,18 @@ pub fn plan(w: &Widen, o: &Options) -> Vec<Step> {
     };
     out.push(Step {
         action: format!(
-            "the swap: {} takes the name {}, the key{} and the foreign keys",
+            "the swap: {} takes the name {}, the key{}{}",
             q(&key.new_name()),
             q(&key.column),
             if w.identity.is_some() || w.default_expr.is_some() {
                 ", the sequence"
             } else {
                 ""
+            },
+            if children.is_empty() {
+                ""
+            } else {
+                ", the foreign keys"
             }
         ),
         statement: retried_split(&forward, o),
@@ -635,11 +640,12 @@ pub fn plan(w: &Widen, o: &Options) -> Vec<Step> {
              and retried a second later on a timeout or a deadlock: catalog changes only, no \
              rewrite or scan (SET NOT NULL reads the validated CHECK; the key takes the index \
              built concurrently). The foreign keys are dropped and added back NOT VALID \
-             (checked in the next step). {sequence_note} The old columns are renamed (\"_int\"), \
+             (checked in the next step). {sequence_note} The old columns are renamed ({}), \
              lose their NOT NULL, and are kept filled from the new ones where the value fits, \
              so that the rollback (the reverse swap) stays possible while every id fits the old \
-             type; after a rollback, the CHECK, VALIDATE and unique-index steps run again before \
-             the swap can. After it, every statement prepared before it that returns the key or a \
+             type: its SET NOT NULL on the old key scans the table under the lock, and fails if \
+             an id no longer fits; after a rollback, the CHECK, VALIDATE and unique-index steps \
+             run again before the swap can. After it, every statement prepared before it that returns the key or a \
              foreign-key column fails (cached plan must not change result type) until the \
              application prepares it again (a new connection, or DISCARD ALL); a client that \
              reads the key into a 32-bit integer must read 64 bits before ids pass 2147483647. \
@@ -652,7 +658,8 @@ pub fn plan(w: &Widen, o: &Options) -> Vec<Step> {
                     }
                     v
                 })
-                .join(", ")
+                .join(", "),
+            q(&key.old_name())
         ),
         rollback: format!(
             "-- each statement on its own: the old key's unique index first, then the reverse swap\n\
