@@ -22,7 +22,8 @@
 #      pgbench inserts (scripts/tests/audit-sample.sh), the plain-SQL audit against the extension's
 #      (scripts/tests/audit-plain.sh), real applications' databases audited against their keys'
 #      ground truth (scripts/tests/audit-apps.sh), keybench_plan's statements under pgbench
-#      (scripts/tests/plan-load.sh), and the install packages made
+#      (scripts/tests/plan-load.sh), its widening of an integer key to bigint under pgbench
+#      (scripts/tests/widen-load.sh), and the install packages made
 #      from that major's build (scripts/tests/package-check.sh: the .deb against the tarball of
 #      the same major: layout, modes, PG_MODULE_MAGIC, libraries, lintian; no new compile)
 #   5. on PostgreSQL 18: the update from 0.1.0 (scripts/tests/lifecycle-test.sh) and the README's quick
@@ -204,6 +205,8 @@ major() {
   run_step "target/logs/audit-apps-pg$v.log" "pg$v audit apps" bash scripts/tests/audit-apps.sh "$v"
   echo "-- scripts/tests/plan-load.sh $v: keybench_plan's statements run while pgbench writes and reads"
   run_step "target/logs/plan-load-pg$v.log" "pg$v plan under load" bash scripts/tests/plan-load.sh "$v"
+  echo "-- scripts/tests/widen-load.sh $v: keybench_plan's widening of an integer key to bigint while pgbench writes and reads"
+  run_step "target/logs/widen-load-pg$v.log" "pg$v widening under load" bash scripts/tests/widen-load.sh "$v"
   echo "-- scripts/tests/standby-test.sh $v: a primary and a streaming standby"
   run_step "target/logs/standby-pg$v.log" "pg$v standby test" bash scripts/tests/standby-test.sh "$v"
   echo "-- scripts/tests/logical-test.sh $v: a publisher and its logical subscriber"

@@ -778,6 +778,8 @@ mod tests {
                 SqlState::InsufficientPrivilege,
                 ERRCODE_INSUFFICIENT_PRIVILEGE,
             ),
+            (SqlState::NameTooLong, ERRCODE_NAME_TOO_LONG),
+            (SqlState::DuplicateColumn, ERRCODE_DUPLICATE_COLUMN),
             (SqlState::UndefinedObject, ERRCODE_UNDEFINED_OBJECT),
             (SqlState::UndefinedTable, ERRCODE_UNDEFINED_TABLE),
             (SqlState::WrongObjectType, ERRCODE_WRONG_OBJECT_TYPE),

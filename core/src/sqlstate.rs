@@ -16,6 +16,10 @@ pub enum SqlState {
     InvalidTextRepresentation,
     /// 42501
     InsufficientPrivilege,
+    /// 42622
+    NameTooLong,
+    /// 42701
+    DuplicateColumn,
     /// 42704
     UndefinedObject,
     /// 42P01
@@ -62,6 +66,8 @@ impl SqlState {
             SqlState::InvalidParameterValue => "22023",
             SqlState::InvalidTextRepresentation => "22P02",
             SqlState::InsufficientPrivilege => "42501",
+            SqlState::NameTooLong => "42622",
+            SqlState::DuplicateColumn => "42701",
             SqlState::UndefinedObject => "42704",
             SqlState::UndefinedTable => "42P01",
             SqlState::WrongObjectType => "42809",

@@ -61,6 +61,55 @@ CREATE TABLE plan_v7 (id uuid PRIMARY KEY DEFAULT public.uuidv7());
 INSERT INTO plan_v7 SELECT FROM generate_series(1, 1000);
 SELECT step, action, statement, note FROM keybench_plan('plan_v7');
 
+-- An integer key widened to bigint online, with its children: a serial key; a child NOT NULL and
+-- indexed, a nullable one, one already bigint. The plan run whole, then the key past 2147483647.
+CREATE TABLE plan_int (id serial PRIMARY KEY, note text);
+CREATE TABLE plan_int_a (a int PRIMARY KEY, ref int NOT NULL REFERENCES plan_int (id));
+CREATE INDEX plan_int_a_ref ON plan_int_a (ref);
+CREATE TABLE plan_int_b (b int PRIMARY KEY, ref int REFERENCES plan_int (id));
+CREATE TABLE plan_int_c (c int PRIMARY KEY, ref bigint REFERENCES plan_int (id));
+INSERT INTO plan_int (note) SELECT 'n' || g FROM generate_series(1, 3000) g;
+INSERT INTO plan_int_a SELECT g, g FROM generate_series(1, 3000) g;
+INSERT INTO plan_int_b SELECT g, CASE WHEN g % 2 = 0 THEN g END FROM generate_series(1, 3000) g;
+INSERT INTO plan_int_c SELECT g, g FROM generate_series(1, 3000) g;
+SELECT step, action, rollback <> '' AS has_rollback FROM keybench_plan('plan_int', batch_rows => 700) ORDER BY step;
+\set ECHO none
+SELECT statement FROM keybench_plan('plan_int', batch_rows => 700) ORDER BY step \gexec
+\set ECHO all
+SELECT attrelid::regclass AS tab, attname, format_type(atttypid, atttypmod) AS type, attnotnull
+FROM pg_attribute WHERE attrelid IN ('plan_int'::regclass, 'plan_int_a'::regclass, 'plan_int_b'::regclass, 'plan_int_c'::regclass)
+  AND attnum > 0 AND NOT attisdropped ORDER BY 1, attname;
+SELECT conrelid::regclass AS tab, conname, convalidated FROM pg_constraint WHERE confrelid = 'plan_int'::regclass ORDER BY 1;
+SELECT indexrelid::regclass AS index, indisprimary, indisvalid FROM pg_index
+WHERE indrelid IN ('plan_int'::regclass, 'plan_int_a'::regclass) ORDER BY indexrelid::regclass::text COLLATE "C";
+SELECT count(*) AS rows, count(*) FILTER (WHERE b.ref IS NULL) AS null_refs FROM plan_int_b b;
+SELECT format_type(seqtypid, NULL) AS seq_type FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence('plan_int', 'id')::regclass;
+SELECT setval(pg_get_serial_sequence('plan_int', 'id'), 3000000000) > 0 AS past_int;
+INSERT INTO plan_int (note) VALUES ('big') RETURNING id;
+INSERT INTO plan_int_a VALUES (3001, 3000000001) RETURNING ref;
+
+-- A smallint identity (GENERATED ALWAYS) past half its range: the widening, and the stopgap as a
+-- last step with no statement.
+CREATE TABLE plan_small (id smallint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, note text);
+SELECT setval(pg_get_serial_sequence('plan_small', 'id'), 20000) > 0 AS set;
+INSERT INTO plan_small (note) SELECT 'n' FROM generate_series(1, 100);
+SELECT step, action, statement = '' AS no_statement FROM keybench_plan('plan_small') ORDER BY step;
+SELECT note LIKE '%ALTER SEQUENCE public.plan_small_id_seq MINVALUE -32768 RESTART WITH -32768%' AS stopgap_sql
+FROM keybench_plan('plan_small') WHERE action LIKE 'the stopgap%';
+\set ECHO none
+SELECT statement FROM keybench_plan('plan_small') ORDER BY step \gexec
+\set ECHO all
+SELECT attname, format_type(atttypid, atttypmod) AS type, attidentity FROM pg_attribute
+WHERE attrelid = 'plan_small'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum;
+INSERT INTO plan_small (note) VALUES ('next') RETURNING id;
+
+-- What the widening refuses: a partitioned table, a new column's name taken.
+CREATE TABLE plan_part (id int PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_part')$$);
+CREATE TABLE plan_taken (id serial PRIMARY KEY, id_bigint int);
+SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_taken')$$);
+DROP TABLE plan_int_a, plan_int_b, plan_int_c, plan_int, plan_small, plan_part, plan_taken;
+
 -- Bad input.
 CREATE TABLE plan_nokey (a int);
 SELECT state, message FROM regress.err($$SELECT * FROM keybench_plan('plan_nokey')$$);

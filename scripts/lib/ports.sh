@@ -53,6 +53,7 @@ density-sample          62100   1        scripts/bench/bench-density-sample.sh: 
 projection              62200   1        scripts/bench/bench-projection.sh: the audit projection against a real switch
 source-test             62300   1        scripts/tests/source-test.sh: a Debian 12 PostgreSQL 15 cluster, keybench from source
 bench-sync-commit       62400   1        scripts/bench/bench-sync-commit.sh: synchronous_commit off against on, fsync on
+widen-load              62500   1        scripts/tests/widen-load.sh: pgbench through the plan widening a key to bigint
 capacity-test           63000   1        scripts/tests/capacity-test.sh: keys that run out, each case, the rate under pgbench
 bench-capacity          63100   1        scripts/bench/bench-capacity.sh: the cost of keybench_capacity on many tables
 '

@@ -10,6 +10,9 @@
 //!   concurrently;
 //! - UUIDs or ULIDs stored as text: the rewrite to uuid, the lock it takes, and the foreign keys
 //!   that point at the column, dropped and added back around it;
+//! - a smallint or integer key: widened to bigint online, with every foreign key that
+//!   references it (the catalog's facts read here, sql/queries/plan_widen.sql and
+//!   plan_sequence.sql);
 //! - a sparse index of an ordered key: REINDEX INDEX CONCURRENTLY, with its expected size.
 //!
 //! The statements are built here (pure Rust, unit tested) from what the catalog says of the
@@ -26,9 +29,11 @@ mod sql {
     use pgrx::prelude::*;
 
     /// The migration plan for the key of `table_name` (its primary key, or its first unique
-    /// index): one row per step, in order, the statement to run and what to know before running
-    /// it. keybench runs none of it: `SELECT statement FROM keybench_plan('t') ORDER BY step \gexec`.
-    /// For a bigint key the plan adds `public_id` (a uuid for ids that leave the database).
+    /// index): one row per step, in order, the statement to run, what to know before running
+    /// it, and the statement that undoes it (empty where none). keybench runs none of it:
+    /// `SELECT statement FROM keybench_plan('t') ORDER BY step \gexec`. For a bigint key the plan
+    /// adds `public_id` (a uuid for ids that leave the database); a smallint or integer key is
+    /// widened to bigint with the foreign keys that reference it.
     #[pg_extern(stable, strict, parallel_safe)]
     #[allow(clippy::type_complexity)]
     fn keybench_plan(
@@ -44,6 +49,7 @@ mod sql {
             name!(action, String),
             name!(statement, String),
             name!(note, String),
+            name!(rollback, String),
         ),
     > {
         let table_name = table_name.0;
@@ -168,6 +174,50 @@ mod sql {
         });
         // An identity's default is the identity itself, not a default to drop.
         let default_expr = default_expr.filter(|_| identity.is_empty());
+        use super::super::audit::KeyKind;
+        let widen = (matches!(
+            kind,
+            KeyKind::Identity
+                | KeyKind::Sequence
+                | KeyKind::Integer
+                | KeyKind::ApplicationSupplied
+        )
+            && matches!(type_name.as_str(), "smallint" | "integer"))
+        .then(|| {
+            let columns = rows::<keybench_core::inspect::widen::Column>(
+                include_str!("../../sql/queries/plan_widen.sql"),
+                &[table_name.into(), column.as_str().into(), index.into()],
+            );
+            #[derive(serde::Deserialize)]
+            struct KeyConstraint {
+                name: String,
+                primary: bool,
+            }
+            let key_constraint = row::<KeyConstraint>(
+                "SELECT conname::text AS name, contype = 'p' AS primary FROM pg_catalog.pg_constraint
+                 WHERE conindid = $2 AND conrelid = $1 AND contype IN ('p', 'u')",
+                &[table_name.into(), index.into()],
+            );
+            let w = keybench_core::inspect::widen::Widen {
+                columns,
+                primary: key_constraint.as_ref().is_some_and(|k| k.primary),
+                key_constraint: key_constraint.map(|k| k.name),
+                key_index: crate::pg::spi::one::<String>(
+                    "SELECT relname::text FROM pg_catalog.pg_class WHERE oid = $1",
+                    &[index.into()],
+                )
+                .unwrap_or_default(),
+                identity: identity.chars().next(),
+                default_expr: default_expr.clone(),
+                sequence: row::<keybench_core::inspect::widen::Sequence>(
+                    include_str!("../../sql/queries/plan_sequence.sql"),
+                    &[table_name.into(), column.as_str().into()],
+                ),
+            };
+            use crate::pg::error::OrRaise;
+            keybench_core::inspect::widen::check(&w).or_raise();
+            w
+        });
         let density = (readable == Some(true) && index_bytes.unwrap_or(0) <= 1 << 30)
             .then(|| crate::inspect::density::scan(index).avg_leaf_density);
         let ext_schema = crate::pg::spi::extension_schema();
@@ -211,12 +261,13 @@ mod sql {
             },
             ext_schema,
             server_version_num: pg_sys::PG_VERSION_NUM as i32,
+            widen,
         };
         TableIterator::new(
             plan(&subject, &o)
                 .into_iter()
                 .enumerate()
-                .map(|(i, s)| (i as i32 + 1, s.action, s.statement, s.note)),
+                .map(|(i, s)| (i as i32 + 1, s.action, s.statement, s.note, s.rollback)),
         )
     }
 }

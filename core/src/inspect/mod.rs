@@ -4,6 +4,7 @@
 //! - [`audit`]: a key's kind, what it costs, and the verdict with the figures it rests on
 //! - [`sample`]: what a sample's WAL records and the machine's memory limits say
 //! - [`plan`]: the migration plan for a key, as SQL to run by hand
+//! - [`widen`]: the plan's widening of a smallint or integer key to bigint, online
 //! - [`citus`]: a shard's figures, and the shards' together
 
 pub mod audit;
@@ -12,3 +13,4 @@ pub mod density;
 pub mod heap;
 pub mod plan;
 pub mod sample;
+pub mod widen;

@@ -10,12 +10,15 @@
 //!   concurrently;
 //! - UUIDs or ULIDs stored as text: the rewrite to uuid, the lock it takes, and the foreign keys
 //!   that point at the column, dropped and added back around it;
+//! - a smallint or integer key (identity, sequence or supplied by the application): widened to
+//!   bigint online with every foreign key that references it ([`super::widen`]);
 //! - a sparse index of an ordered key: REINDEX INDEX CONCURRENTLY, with its expected size.
 //!
 //! The statements are built here (pure Rust, unit tested) from what the catalog says of the
 //! table; every identifier is quoted by construction.
 
 use super::audit::KeyKind;
+use super::widen::Widen;
 
 /// What the plan needs to know of a table.
 #[derive(Debug, Clone)]
@@ -45,6 +48,8 @@ pub struct Subject {
     /// keybench's schema, quoted (for ulid_to_uuid).
     pub ext_schema: String,
     pub server_version_num: i32,
+    /// A smallint or integer key's widening to bigint: the facts it needs (None for other keys).
+    pub widen: Option<Widen>,
 }
 
 /// A foreign key that points at the key column: the referencing table, the constraint, its
@@ -67,31 +72,38 @@ pub struct Options {
     pub retries: i32,
 }
 
-/// One step: what it does, the statement, and what to know before running it.
-#[derive(Debug, Clone, PartialEq)]
+/// One step: what it does, the statement, what to know before running it, and how to undo it
+/// (empty where it has no undo).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Step {
     pub action: String,
     pub statement: String,
     pub note: String,
+    pub rollback: String,
 }
 
-fn q(s: &str) -> String {
+pub(crate) fn q(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
 /// `statement` under a lock_timeout of its own, retried `retries` times a second apart when the
 /// lock is not granted in time: an ALTER that waits behind a long transaction would otherwise
 /// queue every query of the table behind it.
-fn with_retries(statement: &str, o: &Options) -> String {
+pub(crate) fn with_retries(statement: &str, o: &Options) -> String {
     retried(&format!("{statement};"), "lock_not_available", o)
 }
 
 /// `body` (statements, each ending in `;`) in one DO block: under the plan's lock_timeout, tried
 /// again a second later when one of `conditions` ends it, `retries` times in all.
-fn retried(body: &str, conditions: &str, o: &Options) -> String {
+pub(crate) fn retried(body: &str, conditions: &str, o: &Options) -> String {
+    retried_with("", body, conditions, o)
+}
+
+/// [`retried`] with variables of its own (`declare`: lines of a DECLARE section).
+pub(crate) fn retried_with(declare: &str, body: &str, conditions: &str, o: &Options) -> String {
     let body = body.replace('\n', "\n      ");
     format!(
-        "DO $plan$\nDECLARE\n  tries int := 0;\nBEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '{}ms', true);\n  LOOP\n    BEGIN\n      {body}\n      EXIT;\n    EXCEPTION WHEN {conditions} THEN\n      tries := tries + 1;\n      IF tries >= {} THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$",
+        "DO $plan$\nDECLARE\n  tries int := 0;\n{declare}BEGIN\n  PERFORM pg_catalog.set_config('lock_timeout', '{}ms', true);\n  LOOP\n    BEGIN\n      {body}\n      EXIT;\n    EXCEPTION WHEN {conditions} THEN\n      tries := tries + 1;\n      IF tries >= {} THEN\n        RAISE;\n      END IF;\n      PERFORM pg_catalog.pg_sleep(1);\n    END;\n  END LOOP;\nEND $plan$",
         o.lock_timeout_ms,
         o.retries
     )
@@ -114,11 +126,15 @@ fn reindex(s: &Subject) -> Option<Step> {
             mb(s.index_bytes as f64 * d / 90.0),
             mb(s.index_bytes as f64)
         ),
+        rollback: String::new(),
     })
 }
 
-/// The plan for `s`.
+/// The plan for `s` (whose widening, if any, has been [`super::widen::check`]ed).
 pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
+    if let Some(w) = &s.widen {
+        return super::widen::plan(w, o);
+    }
     let mut out = Vec::new();
     let pg18 = s.server_version_num >= 180000;
     match s.kind {
@@ -154,6 +170,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                         s.server_version_num / 10000
                     )
                 },
+                rollback: String::new(),
             });
             out.extend(reindex(s));
         }
@@ -179,6 +196,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                        (a new connection, or DISCARD ALL); statements that name their columns \
                        are not affected."
                     .into(),
+                rollback: format!("ALTER TABLE {} DROP COLUMN {col}", s.table),
             });
             out.push(Step {
                 action: "new rows get their uuid at insert".into(),
@@ -190,6 +208,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     o,
                 ),
                 note: "A default applies to new rows only: no rewrite.".into(),
+                rollback: format!("ALTER TABLE {} ALTER COLUMN {col} DROP DEFAULT", s.table),
             });
             let value = match &s.created {
                 Some(c) => format!("{}.uuidv7_at({c})", s.ext_schema),
@@ -218,6 +237,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                              statement, not inside a transaction block."
                         .into(),
                 },
+                rollback: String::new(),
             });
             out.push(Step {
                 action: format!("no row without {col}, checked without a long lock"),
@@ -229,11 +249,13 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     o,
                 ),
                 note: "NOT VALID: new rows are checked from now on, the existing ones in the next step.".into(),
+                rollback: format!("ALTER TABLE {} DROP CONSTRAINT {constraint}", s.table),
             });
             out.push(Step {
                 action: "the existing rows checked".into(),
                 statement: format!("ALTER TABLE {} VALIDATE CONSTRAINT {constraint}", s.table),
                 note: "VALIDATE scans the table under a SHARE UPDATE EXCLUSIVE lock: reads and writes go on.".into(),
+                rollback: String::new(),
             });
             out.push(Step {
                 action: format!("{col} unique"),
@@ -241,6 +263,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                 note: "CONCURRENTLY: writes go on while it builds (two scans of the table); it cannot run inside \
                        a transaction block, and a failed build leaves an invalid index to drop."
                     .into(),
+                rollback: format!("DROP INDEX CONCURRENTLY {}.{index}", q(&s.schema)),
             });
         }
         k if k.is_uuid_text() || k == KeyKind::UlidText => {
@@ -354,6 +377,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                          would lock the child and deadlock with it."
                     }
                 ),
+                rollback: String::new(),
             });
             for r in &s.references {
                 out.push(Step {
@@ -364,6 +388,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                     ),
                     note: "Outside the rewrite's lock: VALIDATE lets reads and writes go on."
                         .into(),
+                    rollback: String::new(),
                 });
             }
         }
@@ -378,6 +403,7 @@ pub fn plan(s: &Subject, o: &Options) -> Vec<Step> {
                 s.column,
                 s.kind.label()
             ),
+            rollback: String::new(),
         });
     }
     out
@@ -405,6 +431,7 @@ mod unit_tests {
             uuidv7_call: "pg_catalog.uuidv7()".into(),
             ext_schema: "\"public\"".into(),
             server_version_num: 180000,
+            widen: None,
         }
     }
 
