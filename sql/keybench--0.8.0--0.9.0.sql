@@ -33,6 +33,8 @@
 --   call, for the rate), keybench.capacity_measure and keybench.capacity_snapshot (sql/capacity.sql);
 --   keybench.audit_capacity and audit_capacity_judge (sql/audit.sql, which keybench-audit.sql
 --   shares); the finding `key runs out` and keybench.audit's attributes used_pct and days_left.
+-- - keybench_plan widens a smallint or integer key to bigint online, and returns a rollback column:
+--   dropped and created again, its EXECUTE grants given back.
 -- - Every SQL and PL/pgSQL function pins its search_path (the functions from earlier versions that
 --   did not: ALTER FUNCTION ... SET search_path FROM CURRENT, the extension's schema here).
 \echo Use "ALTER EXTENSION keybench UPDATE TO '0.9.0'" to load this file. \quit
@@ -1751,6 +1753,30 @@ LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
 $$;
 COMMENT ON FUNCTION keybench_capacity(text, interval) IS
   'every integer key, sequence-fed column and foreign key onto one: its limit (column type, sequence type or maxvalue), current value, values and days left at the measured rate (over sample, or from the readings earlier calls kept), sequence values burnt per row, the foreign keys that must widen with it, and what to do';
+-- @end
+
+-- keybench_plan: a rollback column after note (and the widening of smallint and integer keys):
+-- dropped and created again, its EXECUTE grants given back.
+-- @generated: recreate keybench_plan
+SELECT keybench.upgrade_save_grants('keybench_plan');
+DROP FUNCTION keybench_plan;
+CREATE  FUNCTION "keybench_plan"(
+	"table_name" regclass, /* crate :: inspect :: density :: Regclass */
+	"public_id" TEXT DEFAULT 'public_id', /* & str */
+	"batch_rows" bigint DEFAULT 10000, /* i64 */
+	"lock_timeout" interval DEFAULT '2 seconds', /* pgrx :: datum :: Interval */
+	"retries" INT DEFAULT 10 /* i32 */
+) RETURNS TABLE (
+	"step" INT,  /* i32 */
+	"action" TEXT,  /* String */
+	"statement" TEXT,  /* String */
+	"note" TEXT,  /* String */
+	"rollback" TEXT  /* String */
+)
+STRICT STABLE PARALLEL SAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'keybench_plan_wrapper';
+SELECT keybench.upgrade_give_grants('keybench_plan');
 -- @end
 
 -- keybench_audit: an SQL function returning keybench.audit (more columns than before), fed by
