@@ -1548,7 +1548,7 @@ REVOKE ALL ON keybench.capacity_readings FROM PUBLIC;
 -- A table's insert counter (pg_stat_all_tables.n_tup_ins, which counts rolled-back inserts too),
 -- summed over a partitioned table's partitions: one look-up in the statistics, not a scan of the
 -- view (which joins every relation of the catalog).
-CREATE FUNCTION keybench.capacity_inserts(rel oid)
+CREATE FUNCTION keybench.capacity_inserts(rel regclass)
 RETURNS bigint
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
 SELECT coalesce((SELECT sum(pg_stat_get_tuples_inserted(t.relid))::bigint FROM pg_partition_tree(rel) t),
