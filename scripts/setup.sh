@@ -2,8 +2,9 @@
 # Idempotent set-up for keybench on Debian 12 as root: installs only what is missing.
 #   - Rust 1.95 or later (checked first; rustup installs stable where it is missing or older, or,
 #     with KB_NO_RUSTUP=1, the script says how and stops)
-#   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, the libraries PostgreSQL links, and
-#     dpkg-dev and lintian (scripts/tools/package.sh's .debs)
+#   - Debian packages: libclang-dev (bindgen), sudo, sqlsmith, the libraries PostgreSQL links,
+#     dpkg-dev and lintian (scripts/tools/package.sh's .debs), shellcheck and python3-venv
+#   - ruff, pinned, from PyPI into a venv of its own (.pg/ruff): scripts/tests/lint.sh's ruff check
 #   - with 15 among the majors: Debian's own PostgreSQL 15 (postgresql-15, postgresql-server-dev-15),
 #     which scripts/tests/deb-test.sh installs keybench's .deb into; installed without the main
 #     cluster postgresql-common would otherwise create and start (see below)
@@ -71,7 +72,7 @@ need_apt=()
 if [ $toolchain_only = 1 ]; then
   packages=(libclang-dev clang pkg-config make binutils dpkg-dev lintian)
 else
-  packages=(libclang-dev clang sudo pkg-config make sqlsmith python3-pip patchelf binutils dpkg-dev lintian
+  packages=(libclang-dev clang sudo pkg-config make sqlsmith python3-pip python3-venv shellcheck patchelf binutils dpkg-dev lintian
             libicu72 libxml2 libssl3 liblz4-1 libzstd1 libgssapi-krb5-2 zlib1g liblzma5 libreadline8)
 fi
 for pkg in "${packages[@]}"; do
@@ -161,6 +162,17 @@ done
 # The test clusters run as `postgres`; it must be able to reach the installs.
 chmod -R a+rX "$ROOT/.pg" 2>/dev/null || true
 d="$ROOT"; while [ "$d" != / ]; do chmod a+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+
+# --- ruff: the Python linter of scripts/tests/lint.sh, one pinned version (its default rules change
+# between releases), in a venv of its own -----------------------------------------------------------
+RUFF_VERSION=0.17.5
+ruff_venv="$ROOT/.pg/ruff"
+if [ "$("$ruff_venv/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+  log "ruff $RUFF_VERSION (PyPI) into .pg/ruff"
+  rm -rf "$ruff_venv"
+  python3 -m venv "$ruff_venv"
+  "$ruff_venv/bin/pip" install -q --disable-pip-version-check "ruff==$RUFF_VERSION"
+fi
 
 # --- cargo-pgrx ------------------------------------------------------------
 install_cargo_pgrx
