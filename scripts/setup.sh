@@ -154,6 +154,7 @@ for m in "${majors[@]}"; do
   # libpq (and fail on PQcancelStart).
   for so in "$dir"/lib/*.so*; do
     if readelf -d "$so" 2>/dev/null | grep -q 'runpath: \[/opt/postgresql/lib\]'; then
+      # shellcheck disable=SC2016 # \$ORIGIN is the dynamic loader's, not the shell's
       patchelf --set-rpath '$ORIGIN' "$so"
     fi
   done

@@ -55,6 +55,7 @@
 #                   NAME-test.sh; `lifecycle`: the update script against a fresh install), `core`
 #                   (the core crate's unit tests) or the name (or part of the name) of #[pg_test]s
 #                   (cargo pgrx test pgMAJOR NAME)
+# shellcheck disable=SC2030,SC2031 # a lane is a subshell on purpose: its counts come back in files
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 suite_start=$SECONDS
@@ -306,7 +307,7 @@ if [ -n "$only" ]; then
     fi
   fi
   echo
-  cat "$times" | sort -rn | awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }'
+  sort -rn "$times" | awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }'
   for f in "${failures[@]}"; do echo "FAILED: $f"; done
   echo "$passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ] && [ ${#failures[@]} -eq 0 ]

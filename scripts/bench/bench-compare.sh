@@ -45,7 +45,7 @@ KB_PG_CONFIG="$work/head/bin/pg_config" cluster_start bench-compare-head "$v" "$
   "shared_preload_libraries=keybench" "work_mem=256MB"
 sock_head="$PGHOST -p $PGPORT"
 # q "SOCKET_DIR -p PORT" SQL
-q() { psql -h $1 -c "$2"; }
+q() { psql -h "$1" -c "$2"; }
 for s in "$sock_head" "$sock_base"; do q "$s" "CREATE EXTENSION keybench" >/dev/null; done
 q "$sock_head" "CREATE TABLE compare (pair int, side text, generator text, provider text, ns_per_call float8, net_ns float8)" >/dev/null
 # The table each server's reads look up: a kept uuidv7 run.
@@ -80,7 +80,7 @@ for ((i = 1; i <= pairs; i++)); do
   done
 done
 echo "-- PostgreSQL $(q "$sock_head" "SHOW server_version"), $calls calls x $rounds rounds per generator measurement, loads of $load_rows rows, reads of $read_ops lookups, $pairs alternating pairs"
-"$PGBIN/psql" -X -q -h $sock_head <<'SQL'
+"$PGBIN/psql" -X -q -h "$sock_head" <<'SQL'
 \pset footer off
 SELECT h.generator, h.provider,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY b.ns_per_call)::numeric, 1) AS base_ns,

@@ -30,7 +30,7 @@ for c in "${clients[@]}"; do
   for ((i = 1; i <= pairs; i++)); do
     if ((i % 2)); then order="keybench pgbench"; else order="pgbench keybench"; fi
     for side in $order; do
-      if [ $side = keybench ]; then
+      if [ "$side" = keybench ]; then
         r=$(psql -c "SELECT ops_per_sec FROM keybench_read($run, 'point', $ops, clients => $c)")
       else
         r=$("$PGBIN/pgbench" -n -M prepared -f "$script" -c "$c" -j "$c" -t $((ops / c)) 2>&1 \

@@ -22,7 +22,7 @@ psql_q -c "CREATE EXTENSION keybench; CREATE EXTENSION pgstattuple;
   CREATE TABLE plain_results (kind text, wal_bytes bigint, lsn_delta bigint, index_bytes bigint, density float8, fragmentation float8);
   CREATE TABLE lsn (l pg_lsn)"
 batch_file=target/clusters/bench-run$v/batches.sql
-for i in $(seq 1 "$batches"); do
+for _ in $(seq 1 "$batches"); do
   echo "INSERT INTO plain_t (customer_id, payload) SELECT (random() * 100000)::bigint, repeat('x', 60) FROM generate_series(1, 1000);"
 done > "$batch_file"
 key_column() {

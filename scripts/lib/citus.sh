@@ -25,13 +25,14 @@
 #                                             coordinator
 #   citus_cluster_stop                        stop every node (also on EXIT in the callers' traps)
 #   citus_psql NODE [psql args...]            psql on node NODE (0 = coordinator) as postgres
+# shellcheck disable=SC1091 # common.sh, beside this file, is checked on its own
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 CITUS_MAJORS=(16 17 18)
 
 citus_find() { # citus_find MAJOR
   local m=$1 c own lib ext
-  CITUS_PG_CONFIG= CITUS_WHY=
+  CITUS_PG_CONFIG='' CITUS_WHY=''
   if ! printf '%s\n' "${CITUS_MAJORS[@]}" | grep -qx "$m"; then
     CITUS_WHY="keybench's distributed runs are tested on PostgreSQL ${CITUS_MAJORS[*]} (with Citus), not $m"; return 1
   fi

@@ -36,6 +36,7 @@ pg_ctl_start() {
         && echo $((KB_MEMORY_CAP_MB * 1024 * 1024)) > "$cg/memory.limit_in_bytes"; } 2>/dev/null \
       || { echo "cannot create the memory cgroup $cg (cgroup v1 memory controller, as root)" >&2; return 1; }
     # A shell that moves itself into the cgroup, then becomes the start command.
+    # shellcheck disable=SC2016 # expanded by the inner shell, in the cgroup
     cmd=(bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" "${cmd[@]}")
   fi
   "${cmd[@]}" >/dev/null || { cat "$dir/server.log" >&2; return 1; }

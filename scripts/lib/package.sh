@@ -43,6 +43,7 @@ package_make() {
   fi
   local lib ext
   lib=$out$("$pgc" --pkglibdir) ext=$out$("$pgc" --sharedir)/extension
+  # shellcheck disable=SC2015 # C is meant when A or B fails
   [ -f "$lib/keybench.so" ] && [ -f "$ext/keybench.control" ] \
     || { echo "package_make: cargo pgrx package left no keybench.so or keybench.control (see $log)" >&2; rm -rf "$work"; return 1; }
 

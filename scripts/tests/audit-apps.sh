@@ -62,6 +62,7 @@ timed() { # timed LABEL CMD...: runs CMD, its output to $logs/LABEL.log, its sec
 
 # keybench, this tree's version, installed in PostgreSQL MAJOR (.pg/MAJOR, or KB_PG_CONFIG's install).
 [ $venv_only = 1 ] || {
+# shellcheck disable=SC2015 # C is meant when A or B fails
 pg_config=${KB_PG_CONFIG:-$(pg_config_for "$v")} && [ -x "$pg_config" ] \
   || { not_ok "PostgreSQL $v is installed (scripts/setup.sh)"; exit 1; }
 control=$("$pg_config" --sharedir)/extension/keybench.control
@@ -78,6 +79,7 @@ python=${KB_PYTHON:-python3}
 venv=$work/venv
 py=$venv/bin/python
 stamp=$(cat "$here/requirements.txt" "$here/constraints.txt" | sha256sum | cut -c1-16)
+# shellcheck disable=SC2317 # run through timed
 make_venv() {
   rm -rf "$venv" && "$python" -m venv "$venv" || return 1
   local pins=(-r "$here/requirements.txt" -c "$here/constraints.txt")

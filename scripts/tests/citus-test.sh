@@ -22,6 +22,7 @@ cd "$(dirname "$0")/../.." || exit 1
 v=${1:-18}
 trap citus_cluster_stop EXIT
 citus_find "$v" || { echo "skipped - citus: $CITUS_WHY"; exit 77; }
+# shellcheck disable=SC2119 # the debug build scripts/test.sh installed, not --release
 citus_install_keybench || { not_ok "install keybench into $CITUS_PG_CONFIG"; exit 1; }
 citus_cluster_start "$v" 2 citus-test fsync=off keybench.progress_interval=0 \
   || { not_ok "cluster"; exit 1; }
@@ -136,7 +137,7 @@ q "CREATE TABLE sf (id bigint NOT NULL DEFAULT snowflake_id() PRIMARY KEY, node 
 pids=()
 for s in 0 1 2 3 4 5; do
   node=$((s / 2))
-  ( for b in $(seq 20); do
+  ( for _ in $(seq 20); do
       citus_psql "$node" -c "INSERT INTO sf (node, session) SELECT $node, $s FROM generate_series(1, 250)" >/dev/null 2>>"target/citus-sf-$s.err" || exit 1
     done ) &
   pids+=($!)

@@ -37,6 +37,7 @@ cluster=keybench_deb
 port=$(port_for deb-test "$m") || exit 1
 work=$KB_ROOT/target/deb-test
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2015 # C is meant when A or B fails
 [ -x "$pgc" ] && [ -x "/usr/lib/postgresql/$m/bin/postgres" ] \
   || { not_ok "Debian's PostgreSQL $m (postgresql-$m, postgresql-server-dev-$m) is not installed: scripts/setup.sh installs it"; exit 1; }
 status_of() { dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | tr -d ' '; } # "ii": installed
@@ -133,6 +134,7 @@ like "the cluster that still preloads keybench no longer starts, and its log say
 # last commit before the next version began, the parent of the commit that added keybench--A--V.sql,
 # as scripts/tests/lifecycle-test.sh takes 0.1.0 from the last commit before 0.2.0.
 # KB_DEB_PREVIOUS_COMMIT names another commit of that version.
+# shellcheck disable=SC2012 # the update scripts, named keybench--A--B.sql
 newest=$(ls sql/keybench--*--*.sql | sed 's/.*keybench--\(.*\)--\(.*\)\.sql$/\2 \1/' | sort -V | tail -1)
 prev=${newest#* } script=sql/keybench--$prev--${newest% *}.sql
 commit=${KB_DEB_PREVIOUS_COMMIT:-}
@@ -147,6 +149,7 @@ fi
 src=$work/src-$prev
 if [ "$(cat "$src/.commit" 2>/dev/null)" != "$commit" ]; then
   rm -rf "$src"; mkdir -p "$src"
+  # shellcheck disable=SC2015 # C is meant when A or B fails
   git archive "$commit" | tar -x -C "$src" && echo "$commit" > "$src/.commit" || { not_ok "git archive $commit"; exit 1; }
 fi
 start=$SECONDS

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 v=${1:-18}
 name=disk$v
 small=$KB_ROOT/target/clusters/$name-small
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
   cluster_stop "$name" "$v"
   umount "$small" 2>/dev/null

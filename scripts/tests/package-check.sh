@@ -28,9 +28,11 @@ if [ -z "$dir" ]; then
   ok "made $(tarball_name "$v" "$m") and $(deb_name "$v" "$m") from the debug build ($((SECONDS - start)) s)"
 fi
 tgz=$dir/$(tarball_name "$v" "$m") deb=$dir/$(deb_name "$v" "$m")
+# shellcheck disable=SC2015 # C is meant when A or B fails
 [ -f "$tgz" ] && [ -f "$deb" ] || { not_ok "no $(basename "$tgz") or $(basename "$deb") in $dir"; exit 1; }
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
 mkdir -p "$x/tar" "$x/deb"
+# shellcheck disable=SC2015 # C is meant when A or B fails
 tar -xzf "$tgz" -C "$x/tar" && dpkg-deb -x "$deb" "$x/deb" || { not_ok "cannot unpack the packages"; exit 1; }
 
 field() { dpkg-deb -f "$deb" "$1"; }
@@ -62,6 +64,7 @@ check "the extension files are the tarball's, byte for byte" 1 $same
 check "keybench.control's default_version is $v" "$v" \
   "$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$x/deb/$ext/keybench.control")"
 check "this version's install script, keybench--$v.sql" 1 "$(test -s "$x/deb/$ext/keybench--$v.sql" && echo 1)"
+# shellcheck disable=SC2012 # the update scripts, named keybench--A--B.sql
 check "every update script of sql/" "$(cd sql && ls keybench--*--*.sql | sort)" \
   "$(cd "$x/deb/$ext" && ls keybench--*--*.sql | sort)"
 

@@ -34,6 +34,7 @@ result "port_for refuses a server beyond its row and a script without one" \
 
 # Every name passed to port_for (or to citus_cluster_start, which calls it) in the scripts.
 scripts=$(find scripts -name '*.sh' ! -path scripts/lib/ports.sh ! -path scripts/tests/ports-check.sh | sort)
+# shellcheck disable=SC2086 # $scripts: file names, one word each
 code=$(grep -hv '^[[:space:]]*#' $scripts)
 used=$( { grep -oE 'port_for [a-z0-9-]+' <<< "$code" | awk '{ print $2 }'
           grep -oE 'citus_cluster_start "[^"]*" [^ ]+ [a-z0-9-]+' <<< "$code" | awk '{ print $4 }'; } | sort -u)
@@ -41,6 +42,7 @@ result "every script name given to port_for has a row" "$(comm -23 <(echo "$used
 result "every row is used by a script" "$(comm -13 <(echo "$used") <(awk '{ print $1 }' <<< "$rows" | sort))"
 
 # A server's port is port_for's (or a variable holding it), never a number in the script.
+# shellcheck disable=SC2086 # $scripts: file names, one word each
 result "no script picks a port by hand" \
   "$(grep -nHE '(cluster_start|standby_start) +[^ ]+ +[^ ]+ +"?[0-9]{4}|\$\(\( *[1-9][0-9]{3,4} *\+' $scripts)"
 exit $failed

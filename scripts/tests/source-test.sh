@@ -28,6 +28,7 @@ port=$(port_for source-test "$m") || exit 1
 work=$KB_ROOT/target/source-test
 v=$(kb_version)
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2015 # C is meant when A or B fails
 [ -x "$pgc" ] && [ -x "/usr/lib/postgresql/$m/bin/postgres" ] \
   || { not_ok "Debian's PostgreSQL $m (postgresql-$m) is not installed: scripts/setup.sh installs it"; exit 1; }
 mkdir -p "$work"
@@ -43,6 +44,7 @@ if [ -n "$(keybench_files)" ]; then
   fi
 fi
 our_cluster() { pg_lsclusters -h 2>/dev/null | awk -v c="$cluster" -v m="$m" '$1 == m && $2 == c' | grep -q .; }
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
   our_cluster && pg_dropcluster --stop "$m" "$cluster" >/dev/null 2>&1
   [ -f "$work/installed" ] && keybench_files | xargs -r rm -f

@@ -22,6 +22,7 @@ versions_of() {
   c=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$root/keybench.control")
   [ "$c" = @CARGO_VERSION@ ] && c=$cargo
   echo "keybench.control ${c:-(none)}"
+  # shellcheck disable=SC2012 # the update scripts, named keybench--A--B.sql
   f=$(cd "$root/sql" && ls keybench--*--*.sql 2>/dev/null | sed 's/^keybench--.*--\(.*\)\.sql$/\1 &/' | sort -V | tail -1)
   echo "sql/${f#* } ${f%% *}"
   echo "CHANGELOG.md $(awk '/^## / { print $2; exit }' "$root/CHANGELOG.md")"

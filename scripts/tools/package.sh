@@ -26,6 +26,7 @@ cd "$(dirname "$0")/../.." || exit 1
 user_pgc=
 if [ "${1:-}" = --pg-config ]; then
   user_pgc=${2:-}
+  # shellcheck disable=SC2015 # C is meant when A or B fails
   [ -n "$user_pgc" ] && [ $# -eq 2 ] || { echo "usage: scripts/tools/package.sh --pg-config PATH" >&2; exit 2; }
   [ -x "$user_pgc" ] || { echo "package.sh: no pg_config at $user_pgc (Debian: apt install postgresql-server-dev-N)" >&2; exit 2; }
   m=$("$user_pgc" --version | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p')
