@@ -115,6 +115,6 @@ doc.table(["kind", "load rows/s", "largest replay lag", "in ms", "catch-up ms", 
           [[r["kind"], r["rows_per_sec"], r["max_lag"], r["max_lag_ms"], r["catchup_ms"], r["replay_rows_per_sec"]] for r in live_rows])
 doc.chart("standby replay lag per batch", h.link(out, shown))
 doc.write(out)
-h.sidecar("experiment-c-replay", dict(cap_mb=cap, shared_buffers=sb, before=before, after=after, elapsed=elapsed,
-                                      document=out, chart=shown, table=table, per_row=[[k[0], k[1], v] for k, v in per_row.items()]))
+h.sidecar("experiment-c-replay", {"cap_mb": cap, "shared_buffers": sb, "before": before, "after": after, "elapsed": elapsed,
+                                      "document": out, "chart": shown, "table": table, "per_row": [[k[0], k[1], v] for k, v in per_row.items()]})
 print(f"wrote {os.path.relpath(out, h.ROOT)} and {os.path.relpath(shown, h.ROOT)}")

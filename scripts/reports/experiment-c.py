@@ -38,5 +38,5 @@ shown = h.chart(db, svg, "common/chart-runs",
                 title=f"Experiment C: {rows} single-row transactions, shared_buffers {sb}, memory cap {cap} MB")
 if shown.endswith(".png"):
     print(f"-- rendered by Chromium: {os.path.relpath(shown, h.ROOT)}")
-h.sidecar("experiment-c", dict(cap_mb=cap, shared_buffers=sb, rows=rows, clients=CLIENTS, rate=IO_RATE, chart=shown,
-                               peak_mb=peak, io=db.rows("experiment-c/io-cost", rows=rows, rate=IO_RATE)))
+h.sidecar("experiment-c", {"cap_mb": cap, "shared_buffers": sb, "rows": rows, "clients": CLIENTS, "rate": IO_RATE, "chart": shown,
+                               "peak_mb": peak, "io": db.rows("experiment-c/io-cost", rows=rows, rate=IO_RATE)})

@@ -30,4 +30,4 @@ print(f"-- chart: {os.path.relpath(svg, h.ROOT)}")
 shown = h.chart(db, svg, "common/chart-runs", title=f"Experiment D: {batches} batches of {per} rows, shared_buffers {sb}")
 if shown.endswith(".png"):
     print(f"-- rendered by Chromium: {os.path.relpath(shown, h.ROOT)}")
-h.sidecar("experiment-d", dict(shared_buffers=sb, batches=batches, per_batch=per, chart=shown))
+h.sidecar("experiment-d", {"shared_buffers": sb, "batches": batches, "per_batch": per, "chart": shown})

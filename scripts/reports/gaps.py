@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 import harness as h
 import studies
@@ -113,7 +114,7 @@ def between(text, begin, end, inside):
 
 def splice(part, fragment):
     """The part's fragment into its section of the document; the timings rebuilt from every section's "took" line."""
-    text = open(out).read() if os.path.exists(out) else skeleton()
+    text = Path(out).read_text() if os.path.exists(out) else skeleton()
     text = between(text, f"<!-- part {part} -->", f"<!-- end of part {part} -->", fragment)
     took = [re.findall(r"\| ([^|]*[^| ]) ", line) for line in text.split("\n") if line.startswith("<!-- took |")]
     timings = h.Doc().para("How long each part took here (the last time it ran):").table(

@@ -139,6 +139,6 @@ doc.table(["kind", "load s", "largest apply lag", "catch-up s", "apply rows/s", 
             r["subscriber_fpi_per_1000"], r["pageins"]] for r in rows_d])
 doc.chart("logical subscriber's apply lag per batch", h.link(out, shown))
 doc.write(out)
-h.sidecar("logical", dict(cap_mb=cap, shared_buffers=sb, before=before, after=after, elapsed=elapsed, document=out,
-                          chart=shown, logical=logical, physical=physical, leftovers=left))
+h.sidecar("logical", {"cap_mb": cap, "shared_buffers": sb, "before": before, "after": after, "elapsed": elapsed, "document": out,
+                          "chart": shown, "logical": logical, "physical": physical, "leftovers": left})
 print(f"wrote {os.path.relpath(out, h.ROOT)} and {os.path.relpath(shown, h.ROOT)}")

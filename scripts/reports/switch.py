@@ -99,7 +99,7 @@ doc.query(db.show("switch/figures", switches=arr([text_switch]), pures=arr([]), 
           "afresh, full and in order; the uuidv7 keys then fall inside the old keys' range as after any switch:")
 doc.query(db.show("switch/parts", switches=arr([text_switch])))
 doc.h2("uuidv4 to bigint through a new column")
-doc.para(f"The other way out of a random key: a new bigint column that becomes the key, online, in the steps",
+doc.para("The other way out of a random key: a new bigint column that becomes the key, online, in the steps",
          "keybench_plan gives for a new key column (there a uuid beside a bigint key; here the other way",
          f"round). On two more uuidv4 tables of {h.thousands(rows)} rows (runs {bases[0]} and {bases[1]}, loaded as the base",
          "above): the column with a sequence default (new rows get theirs at once), the rows backfilled in",

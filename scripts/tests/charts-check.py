@@ -7,9 +7,10 @@ import glob
 import os
 import re
 import sys
+from pathlib import Path
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-src = open(os.path.join(ROOT, "core", "src", "kind.rs")).read()
+src = Path(ROOT, "core", "src", "kind.rs").read_text()
 body = src[src.index("pub fn colour(self)"):]
 body = body[:body.index("\n    }\n")]
 # Kind::Uuidv7Native => "#17becf": the variant's SQL name is its snake_case (strum).
@@ -25,7 +26,7 @@ charts = sorted(glob.glob(os.path.join(ROOT, "docs", "results", "img", "*.svg"))
 checked = 0
 for f in charts:
     wrong = []
-    for colour, label in ENTRY.findall(open(f).read()):
+    for colour, label in ENTRY.findall(Path(f).read_text()):
         word = re.split(r"[^A-Za-z0-9_]", label)[0]
         if word in colours:
             checked += 1

@@ -33,6 +33,7 @@ One "ok - figures: PAGE: ..." line per page with the figures traced and marked; 
 import os
 import re
 import sys
+from pathlib import Path
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NUMBER = re.compile(r"(?<![\w.])(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)")
@@ -57,7 +58,7 @@ def found(value, decimals, pool):
 
 def table_rows(path, first_header):
     rows = []
-    for line in open(path).read().split("\n"):
+    for line in Path(path).read_text().split("\n"):
         if line.startswith("| ") and not line.startswith(first_header) and not line.startswith("|---"):
             cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
             rows.append(cells)
@@ -81,7 +82,7 @@ for study, figure, _, keybench, _, _, where in rows:
         continue
     pool = []
     for link in links:
-        pool += numbers(open(os.path.join(ROOT, "docs", link)).read())
+        pool += numbers(Path(ROOT, "docs", link).read_text())
     for value, decimals in numbers(keybench):
         checked += 1
         if not found(value, decimals, pool):
@@ -110,8 +111,7 @@ RESULTS = ("docs/results/", "docs/EXPERIMENTS.md", "docs/DEMO.md")
 UNIT = (r"(?:\s?(?:x|%|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB|bytes|ns|µs|us|ms|min|minutes|seconds|hours|days|pages"
         r"|[a-z]+/s|rows (?:a|per) second)|\ss)")
 AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-FIGURE = re.compile(r"(?<![\w.,$-])[-+−±~]?(\$(?:%s)(?:-\$?(?:%s))?(?![\w,])|(?:%s)(?:(?:-| to | / )(?:%s))?%s(?![\w/]))"
-                    % (AMOUNT, AMOUNT, AMOUNT, AMOUNT, UNIT))
+FIGURE = re.compile(rf"(?<![\w.,$-])[-+−±~]?(\$(?:{AMOUNT})(?:-\$?(?:{AMOUNT}))?(?![\w,])|(?:{AMOUNT})(?:(?:-| to | / )(?:{AMOUNT}))?{UNIT}(?![\w/]))")
 MARKER = re.compile(r"<!-- figures: definitions? (.*?) -->")
 LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)")
 ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.) |^#|^\|")
@@ -121,7 +121,7 @@ def units(path):
     """The page's paragraphs, list items, table rows and headings, as lists of (line number, text),
     code blocks left out and code spans blanked to their names (digits dropped)."""
     out, unit, fence, code, prev_blank = [], [], None, False, True
-    for n, line in enumerate(open(os.path.join(ROOT, path)).read().split("\n"), 1):
+    for n, line in enumerate(Path(ROOT, path).read_text().split("\n"), 1):
         fenced = re.match(r"^\s*(```|~~~)", line)
         if fence or fenced:
             fence = None if fence and fenced else (fence or fenced.group(1))
@@ -137,7 +137,7 @@ def units(path):
         if ITEM.match(line) and unit:
             out, unit = out + [unit], []
         unit.append((n, line))
-        if line.startswith("#") or line.startswith("|"):
+        if line.startswith(("#", "|")):
             out, unit = out + [unit], []
     out = out + [unit] if unit else out
     blanked = []
@@ -170,7 +170,7 @@ for page in PAGES:
         for link in LINK.findall(text):
             target = os.path.relpath(os.path.normpath(os.path.join(ROOT, os.path.dirname(page), link)), ROOT)
             if target.startswith(RESULTS) and target.endswith(".md") and os.path.isfile(os.path.join(ROOT, target)):
-                pool += numbers(open(os.path.join(ROOT, target)).read())
+                pool += numbers(Path(ROOT, target).read_text())
         # A list continues the paragraph that leads into it with a colon: its items may rest on
         # that paragraph's links too.
         if re.match(r"\s*(?:[-*+]|\d+\.) |  ", unit[0][1]):

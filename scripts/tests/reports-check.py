@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import tempfile
+from pathlib import Path
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 REPORTS = os.path.join(ROOT, "scripts", "reports")
@@ -70,7 +71,7 @@ try:
     from harness.markdown import Doc
     from harness.psql import interpolate, literal, parse_csv
     imported = None
-except Exception as e:  # every later check still runs
+except Exception as e:  # noqa: BLE001 (every later check still runs)
     imported = repr(e)
 check("the harness imports (harness.markdown, harness.psql)", [imported])
 
@@ -139,7 +140,7 @@ out
     with tempfile.TemporaryDirectory() as t:
         p = Doc().h1("x").write(os.path.join(t, "x.md"))
         check("Doc.write writes the file whole (no .tmp left)", [
-            None if open(p).read() == "# x\n" else "content", None if not os.path.exists(p + ".tmp") else ".tmp left"])
+            None if Path(p).read_text() == "# x\n" else "content", None if not os.path.exists(p + ".tmp") else ".tmp left"])
 
     # --- 2. psql's variables, as shown ----------------------------------------------------------
     v = {"rows": 1000, "kind": "it's", "path": "a\\b", "t": "x"}
@@ -268,17 +269,17 @@ writer = os.path.join(HARNESS, "markdown.py")
 MARKDOWN = [
     (re.compile(r"```"), "a code fence"),
     (re.compile(r"\|\s*-{3}"), "a table rule"),
-    (re.compile(r"^\s*(def\s+|function\s+)?(section|show|md_table|markdown_table)\s*\(\)?\s*[({]", re.M), "a section/table helper"),
-    (re.compile(r"^\s*def\s+(section|show_query|md_table|markdown_table|write_table)\b", re.M), "a section/table helper"),
+    (re.compile(r"^\s*(def\s+|function\s+)?(section|show|md_table|markdown_table)\s*\(\)?\s*[({]", re.MULTILINE), "a section/table helper"),
+    (re.compile(r"^\s*def\s+(section|show_query|md_table|markdown_table|write_table)\b", re.MULTILINE), "a section/table helper"),
     (re.compile(r"""["']\|\s["']|["']\s\|\s["']"""), "table cells joined by hand"),
 ]
 problems = []
 for d, _, fs in os.walk(REPORTS):
     for f in sorted(fs):
         p = os.path.join(d, f)
-        if p == writer or not (f.endswith(".py") or f.endswith(".sh")):
+        if p == writer or not (f.endswith((".py", ".sh"))):
             continue
-        text = open(p).read()
+        text = Path(p).read_text()
         for pattern, what in MARKDOWN:
             for m in pattern.finditer(text):
                 problems.append(f"{rel(p)}:{text.count(chr(10), 0, m.start()) + 1}: {what}")
@@ -299,7 +300,7 @@ problems = []
 wrappers = sorted(f for f in os.listdir(REPORTS) if f.endswith(".sh"))
 for f in wrappers:
     name = f[:-3]
-    text = open(os.path.join(REPORTS, f)).read()
+    text = Path(REPORTS, f).read_text()
     code = "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
     if not os.path.isfile(os.path.join(REPORTS, name + ".py")):
         problems.append(f"{f}: no {name}.py")

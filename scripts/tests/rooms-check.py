@@ -14,6 +14,7 @@ Usage: scripts/tests/rooms-check.py [--graph] [SRC_DIR]
 import os
 import re
 import sys
+from pathlib import Path
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 show_graph = "--graph" in sys.argv
@@ -79,7 +80,7 @@ for root, _, names in os.walk(src):
             p = os.path.join(root, name)
             files[module_of(p)] = p
 modules = set(files)
-lines = {m: sum(1 for _ in open(p)) for m, p in files.items()}
+lines = {m: sum(1 for _ in open(p)) for m, p in files.items()}  # noqa: SIM115 (closed once counted)
 
 
 def resolve(base, segs):
@@ -97,7 +98,7 @@ MOD_INLINE = re.compile(r"\bmod\s+([a-z_][a-z0-9_]*)\s*\{")
 
 deps = {m: set() for m in modules}
 for m, p in files.items():
-    text = strip(open(p).read())
+    text = strip(Path(p).read_text())
     # Where each inline module starts and ends, to know the module at each position.
     spans = []  # (start, end, path)
     for mo in MOD_INLINE.finditer(text):
@@ -108,8 +109,8 @@ for m, p in files.items():
         spans.append((mo.end(), j, mo.group(1)))
 
     def module_at(pos):
-        path = list(m)
-        for a, b, name in sorted(spans):
+        path = list(m)  # noqa: B023 (called only in the iteration that defines it)
+        for a, b, name in sorted(spans):  # noqa: B023 (as above)
             if a <= pos < b:
                 path.append(name)
         return tuple(path)
@@ -127,8 +128,8 @@ for m, p in files.items():
         return base + rest
 
     def add(target):
-        if target is not None and target != m:
-            deps[m].add(target)
+        if target is not None and target != m:  # noqa: B023 (as above)
+            deps[m].add(target)  # noqa: B023 (as above)
 
     def expand(prefix, body):
         """The paths of a use tree `body` under `prefix` (one level of nesting is enough here)."""
@@ -150,7 +151,7 @@ for m, p in files.items():
                     continue
                 if "::" in part and not part.startswith("{"):
                     head, _, tail = part.partition("::")
-                    out += expand(prefix + [head], tail if tail.startswith("{") else tail)
+                    out += expand(prefix + [head], tail)
                     if not tail.startswith("{"):
                         out[-1:] = [prefix + [head] + [s for s in tail.split("::") if s and s != "*"]]
                 else:
@@ -162,7 +163,7 @@ for m, p in files.items():
 
     for mo in USE.finditer(text):
         tree = re.sub(r"\s+", " ", mo.group(1)).strip()
-        if tree.startswith("pub ") or tree.startswith("pub("):
+        if tree.startswith(("pub ", "pub(")):
             tree = tree.split(" ", 1)[1]
         head = tree.split("::")[0].strip()
         if head in ("std", "core", "alloc", "pgrx", "serde", "serde_json", "rand", "uuid", "libc", "thiserror",
@@ -268,7 +269,7 @@ else:
 # with broken links denied, checks that each link resolves).
 unlisted = []
 for m, p in files.items():
-    text = open(p).read()
+    text = Path(p).read_text()
     docs = "\n".join(l for l in text.splitlines() if l.startswith("//!"))
     # (modules compiled only for tests are left out: rustdoc does not see them)
     src_lines = text.splitlines()

@@ -14,6 +14,7 @@ Usage: scripts/tools/audit-sql.py            write sql/keybench-audit.sql
 import os
 import re
 import sys
+from pathlib import Path
 
 root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 out_path = os.path.join(root, "sql", "keybench-audit.sql")
@@ -89,7 +90,7 @@ ROLLBACK;
 
 
 def body(path):
-    text = open(os.path.join(root, path)).read()
+    text = Path(root, path).read_text()
     # The install-script note and the file's header comment are the extension's.
     text = "\n".join(l for l in text.split("\n") if not l.startswith("-- (Part of the install script"))
     return re.sub(r"\bkeybench\.audit", "pg_temp.audit", text)
@@ -98,8 +99,8 @@ def body(path):
 def function(text, name):
     """The body of sql/audit.sql's SQL function `name` (between `AS $$` and `$$;`) with its one
     argument, schema_name, made psql's :'schema', and its RETURNS TABLE columns' names."""
-    m = re.search(r"CREATE FUNCTION keybench\.%s\(schema_name text\)\s*RETURNS TABLE \((.*?)\)\s*LANGUAGE sql"
-                  r".*? AS \$\$\n(.*?)\n\$\$;" % name, text, re.S)
+    m = re.search(rf"CREATE FUNCTION keybench\.{name}\(schema_name text\)\s*RETURNS TABLE \((.*?)\)\s*LANGUAGE sql"
+                  r".*? AS \$\$\n(.*?)\n\$\$;", text, re.DOTALL)
     assert m, f"keybench.{name}(schema_name text) RETURNS TABLE (...) LANGUAGE sql not found in sql/audit.sql"
     columns = [c.strip().rsplit(" ", 1)[0].strip() for c in m.group(1).replace("\n", " ").split(",")]
     body = re.sub(r"\bschema_name\b", "nullif(:'schema', '')", m.group(2))
@@ -108,15 +109,15 @@ def function(text, name):
 
 def standby():
     """sql/audit-standby.sql with its @NAME@s filled from sql/audit.sql and sql/audit-plain.sql."""
-    audit = open(os.path.join(root, "sql", "audit.sql")).read()
-    plain = open(os.path.join(root, "sql", "audit-plain.sql")).read()
-    text = open(os.path.join(root, "sql", "audit-standby.sql")).read()
+    audit = Path(root, "sql", "audit.sql").read_text()
+    plain = Path(root, "sql", "audit-plain.sql").read_text()
+    text = Path(root, "sql", "audit-standby.sql").read_text()
     # Its header comment is the source file's (it names the @NAME@s); the file says where it came from.
     text = "-- ---- from sql/audit-standby.sql ----\n" + text.split("\n\n", 1)[1]
     keys, keys_columns = function(audit, "audit_keys")
     refs, refs_columns = function(audit, "audit_references")
     capacity, capacity_columns = function(audit, "audit_capacity")
-    m = re.search(r"CREATE TYPE keybench\.audit AS \((.*?)\);", audit, re.S)
+    m = re.search(r"CREATE TYPE keybench\.audit AS \((.*?)\);", audit, re.DOTALL)
     attributes = [a.strip().split(" ", 1) for a in m.group(1).split(",")]
     names = [a[0] for a in attributes]
 
@@ -125,14 +126,14 @@ def standby():
         return ",\n       ".join(f"NULL::{t} AS {n}" for n, t in span)
 
     # audit_density_sampled's query, its parameters made the key's index (`k`) and 2,000 pages.
-    m = re.search(r"EXECUTE replace\(\$q\$\n(.*?)\n\s*\$q\$, '@pageinspect@', s\)", plain, re.S)
+    m = re.search(r"EXECUTE replace\(\$q\$\n(.*?)\n\s*\$q\$, '@pageinspect@', s\)", plain, re.DOTALL)
     assert m, "audit_density_sampled's EXECUTE replace($q$ ... $q$, '@pageinspect@', s) not found in sql/audit-plain.sql"
     sampled = m.group(1)
     for n, v in (("1", "k.index_oid::regclass"), ("2", "(pg_relation_size(k.index_oid) / current_setting('block_size')::int)"),
                  ("3", "2000"), ("4", "(current_setting('server_version_num')::int >= 180000)")):
-        sampled = re.sub(r"\$%s\b" % n, v, sampled)
+        sampled = re.sub(rf"\${n}\b", v, sampled)
     assert "$" not in sampled, "a parameter is left in audit_density_sampled's query"
-    m = re.search(r"CREATE FUNCTION keybench\.audit_unfilled\(\).*? AS \$\$\n(.*?)\n\$\$;", plain, re.S)
+    m = re.search(r"CREATE FUNCTION keybench\.audit_unfilled\(\).*? AS \$\$\n(.*?)\n\$\$;", plain, re.DOTALL)
     for k, v in {"@KEYS@": keys, "@KEYS_COLUMNS@": keys_columns, "@REFERENCES@": refs,
                  "@REFERENCES_COLUMNS@": refs_columns,
                  "@CAPACITY@": capacity, "@CAPACITY_COLUMNS@": capacity_columns, "@UNFILLED@": m.group(1), "@SAMPLED@": sampled,
@@ -159,10 +160,10 @@ def render():
 if __name__ == "__main__":
     text = render()
     if "--check" in sys.argv[1:]:
-        current = open(out_path).read() if os.path.exists(out_path) else ""
+        current = Path(out_path).read_text() if os.path.exists(out_path) else ""
         if current == text:
             print("ok - audit-sql: sql/keybench-audit.sql is what scripts/tools/audit-sql.py writes from sql/audit.sql, sql/audit-plain.sql and sql/audit-standby.sql")
             sys.exit(0)
         print("not ok - audit-sql: sql/keybench-audit.sql differs from what scripts/tools/audit-sql.py writes: run it")
         sys.exit(1)
-    open(out_path, "w").write(text)
+    Path(out_path).write_text(text)

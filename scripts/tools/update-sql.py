@@ -87,11 +87,11 @@ def statements(sql):
     return out
 
 
-CREATE = re.compile(r'CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(?:"?[\w@]+"?\.)?"?(\w+)"?\s*\(', re.I)
+CREATE = re.compile(r'CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(?:"?[\w@]+"?\.)?"?(\w+)"?\s*\(', re.IGNORECASE)
 SYMBOL = re.compile(r"AS\s+'MODULE_PATHNAME',\s*'(\w+)'\s*;$")
 
 
-COMMENT = re.compile(r"COMMENT\s+ON\s+FUNCTION\s+(?:\w+\.)?(\w+)\s*\(", re.I)
+COMMENT = re.compile(r"COMMENT\s+ON\s+FUNCTION\s+(?:\w+\.)?(\w+)\s*\(", re.IGNORECASE)
 
 
 def functions(install):
@@ -136,7 +136,7 @@ def block(kind, name, symbol, funcs, private):
              "in the install script (name its C symbol where there are several)")
     stmts = list(cands[0][1])
     if kind == "replace":
-        stmts[0] = re.sub(r"^CREATE\s+FUNCTION", "CREATE OR REPLACE FUNCTION", stmts[0], flags=re.I)
+        stmts[0] = re.sub(r"^CREATE\s+FUNCTION", "CREATE OR REPLACE FUNCTION", stmts[0], flags=re.IGNORECASE)
     text = "\n".join(stmts).splitlines()
     out = []
     if kind == "recreate":
@@ -160,7 +160,7 @@ def main(argv):
         return argv[k + 1]
     src, pg_config = arg("--from"), arg("--pg-config") or os.path.join(root, ".pg", "18", "bin", "pg_config")
     with open(os.path.join(root, "Cargo.toml")) as f:
-        version = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+        version = re.search(r'^version = "([^"]+)"', f.read(), re.MULTILINE).group(1)
     if src is None:
         share = subprocess.run([pg_config, "--sharedir"], capture_output=True, text=True, check=True).stdout.strip()
         src = os.path.join(share, "extension", f"keybench--{version}.sql")

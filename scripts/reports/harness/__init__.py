@@ -17,11 +17,47 @@ import time
 
 from .markdown import Doc
 from .psql import Psql, PsqlError, interpolate, sql_path, sql_text, without_header
-from .servers import ROOT, Servers, cgroup_file, install_release, port, shell, svg_to_png
+from .servers import (
+    ROOT,
+    Servers,
+    cgroup_file,
+    install_release,
+    port,
+    shell,
+    svg_to_png,
+)
 
-__all__ = ["Doc", "link", "Psql", "PsqlError", "interpolate", "sql_path", "sql_text", "ROOT", "Servers", "cgroup_file",
-           "install_release", "port", "shell", "svg_to_png", "results_dir", "output", "chart", "cores", "today",
-           "log", "sql_text_shown", "sidecar", "shown_chart", "ordinal", "duration", "Clock", "num", "thousands", "command_line"]
+__all__ = [
+    "ROOT",
+    "Clock",
+    "Doc",
+    "Psql",
+    "PsqlError",
+    "Servers",
+    "cgroup_file",
+    "chart",
+    "command_line",
+    "cores",
+    "duration",
+    "install_release",
+    "interpolate",
+    "link",
+    "log",
+    "num",
+    "ordinal",
+    "output",
+    "port",
+    "results_dir",
+    "shell",
+    "shown_chart",
+    "sidecar",
+    "sql_path",
+    "sql_text",
+    "sql_text_shown",
+    "svg_to_png",
+    "thousands",
+    "today",
+]
 
 
 def results_dir():
@@ -61,7 +97,7 @@ def cores():
 
 
 def today():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
 
 
 def log(*parts):
@@ -69,7 +105,7 @@ def log(*parts):
 
 
 def duration(seconds):
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 60} min {s % 60} s"
 
 

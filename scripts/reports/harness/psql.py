@@ -134,7 +134,7 @@ class Psql:
         if sql is not None:
             args += ["-f", "-"]
             stdin = sql
-        p = subprocess.run(args, input=stdin, capture_output=True, text=True, env=self.env())
+        p = subprocess.run(args, input=stdin, capture_output=True, text=True, env=self.env(), check=False)
         if p.returncode != 0:
             raise PsqlError(f"psql on port {self.port} failed ({p.returncode}): {p.stderr.strip()}\n-- the SQL:\n"
                             + (interpolate(sql, variables or {}) if sql else " ".join(options)))

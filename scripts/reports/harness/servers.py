@@ -39,7 +39,7 @@ def shell(script, *args, env=None, capture=True):
     e = dict(os.environ)
     e.update(env or {})
     p = subprocess.run(["bash", "-c", script, "bash"] + [str(a) for a in args], cwd=ROOT, env=e,
-                       stdout=subprocess.PIPE if capture else None, text=True)
+                       stdout=subprocess.PIPE if capture else None, text=True, check=False)
     if p.returncode != 0:
         raise RuntimeError(f"{function} {' '.join(map(str, args))}: failed ({p.returncode})")
     return (p.stdout or "").strip()
@@ -106,7 +106,7 @@ class Servers:
         for name, major, pg_config in list(reversed(self.running)):
             try:
                 self.stop(name, major, pg_config)
-            except Exception as e:  # stop the others all the same
+            except Exception as e:  # noqa: BLE001 (stop the others all the same)
                 print(f"stopping {name}: {e}", file=sys.stderr)
         self.running = []
 

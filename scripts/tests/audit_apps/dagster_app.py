@@ -18,8 +18,8 @@ import warnings
 
 warnings.filterwarnings("ignore")
 
-import dagster as dg  # noqa: E402
-from dagster import DagsterInstance  # noqa: E402
+import dagster as dg
+from dagster import DagsterInstance
 
 RUNS = 80  # runs of the asset job (about 30 events each), then one op job run every 2, a partition every 10
 # The console logger quiet: the events go to the instance's storage all the same.
@@ -37,7 +37,7 @@ def raw_orders(context: dg.AssetExecutionContext):
 
 @dg.asset
 def clean_orders(context: dg.AssetExecutionContext, raw_orders):
-    context.log.info("cleaning %d orders" % len(raw_orders))
+    context.log.info(f"cleaning {len(raw_orders)} orders")
     return [o * 2 for o in raw_orders]
 
 

@@ -64,10 +64,10 @@ settings.configure(
 )
 django.setup()
 
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
-from django.http import HttpResponse  # noqa: E402
-from django.urls import path  # noqa: E402
+from django.core.management import call_command
+from django.db import connection
+from django.http import HttpResponse
+from django.urls import path
 
 urlpatterns = []
 

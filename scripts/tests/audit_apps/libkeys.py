@@ -67,8 +67,8 @@ snowflakes = SnowflakeGenerator(instance=7)
 twitter_snowflakes = SnowflakeGenerator(instance=7, epoch=TWITTER_EPOCH_MS)
 # next() of the generator returns None when the wall clock stepped back or 4096 ids were taken in
 # one millisecond: the next non-None id, as an application using it has to
-next_snowflake = lambda: next(filter(None, snowflakes))  # noqa: E731
-next_twitter_snowflake = lambda: next(filter(None, twitter_snowflakes))  # noqa: E731
+next_snowflake = lambda: next(filter(None, snowflakes))
+next_twitter_snowflake = lambda: next(filter(None, twitter_snowflakes))
 
 
 class Base(DeclarativeBase):

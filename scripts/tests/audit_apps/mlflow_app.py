@@ -20,9 +20,16 @@ uri = (
     f"?host={os.environ['PGHOST']}&port={os.environ['PGPORT']}"
 )
 
-import mlflow  # noqa: E402
-from mlflow import MlflowClient  # noqa: E402
-from mlflow.entities import Dataset, DatasetInput, InputTag, LoggedModelParameter, Metric, Param, RunTag  # noqa: E402
+import mlflow
+from mlflow import MlflowClient
+from mlflow.entities import (
+    Dataset,
+    DatasetInput,
+    InputTag,
+    Metric,
+    Param,
+    RunTag,
+)
 
 artifacts = tempfile.mkdtemp(prefix="mlflow-artifacts-")
 mlflow.set_tracking_uri(uri)
@@ -56,7 +63,7 @@ for i in range(RUNS // 3):  # traces: the tracing API, its spans exported to the
             inner.set_outputs({"y": i * 2})
 mlflow.flush_trace_async_logging() if hasattr(mlflow, "flush_trace_async_logging") else None
 
-import sqlalchemy  # noqa: E402
+import sqlalchemy
 
 engine = sqlalchemy.create_engine(uri)
 with engine.connect() as conn:

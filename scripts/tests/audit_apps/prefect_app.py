@@ -20,7 +20,13 @@ import datetime
 from prefect import flow, task
 from prefect._internal.uuid7 import uuid7
 from prefect.client.orchestration import PrefectClient
-from prefect.client.schemas.actions import ArtifactCreate, DeploymentScheduleCreate, LogCreate, VariableCreate, WorkPoolCreate
+from prefect.client.schemas.actions import (
+    ArtifactCreate,
+    DeploymentScheduleCreate,
+    LogCreate,
+    VariableCreate,
+    WorkPoolCreate,
+)
 from prefect.client.schemas.schedules import IntervalSchedule
 from prefect.server.api.server import create_app
 from prefect.states import Completed, Pending, Running
@@ -50,7 +56,7 @@ def load():
 
 async def main():
     app = create_app(ephemeral=True, ignore_cache=True)
-    t0 = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    t0 = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)
     async with PrefectClient(api=app) as client:
         await client.create_work_pool(WorkPoolCreate(name="pool", type="process"))
         deployments = []
@@ -97,9 +103,9 @@ async def main():
 
 asyncio.run(main())
 
-import os  # noqa: E402
+import os
 
-import psycopg2  # noqa: E402
+import psycopg2
 
 conn = psycopg2.connect(dbname="prefect", host=os.environ["PGHOST"], port=os.environ["PGPORT"], user=os.environ.get("PGUSER", "postgres"))
 with conn.cursor() as cur:

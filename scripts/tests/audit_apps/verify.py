@@ -100,11 +100,12 @@ GROUP BY pt.relname, pi.relname, c.conname, ct.relname, c.conrelid, c.conkey"""
 
 def main(path):
     keys, fks = collections.defaultdict(list), collections.defaultdict(list)
-    for line in open(path):
-        if line.startswith("#") or line.startswith("record\t") or not line.strip():
-            continue
-        f = line.rstrip("\n").split("\t")
-        (keys if f[0] == "key" else fks)[(f[1], f[2])].append(f)
+    with open(path) as lines:
+        for line in lines:
+            if line.startswith(("#", "record\t")) or not line.strip():
+                continue
+            f = line.rstrip("\n").split("\t")
+            (keys if f[0] == "key" else fks)[(f[1], f[2])].append(f)
     for db, schema in list(dict.fromkeys(list(keys) + list(fks))):
         conn = connect(db)
         conn.autocommit = True
