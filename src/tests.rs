@@ -263,6 +263,38 @@ mod tests {
         Spi::run("SET keybench.node_id = 1024").unwrap();
     }
 
+    #[pg_test]
+    fn a_mistyped_setting_is_refused() {
+        // What SET of a keybench.* name does, as SQLSTATE, message and detail, or "accepted".
+        Spi::run(
+            "CREATE FUNCTION pg_temp.try_set(name text) RETURNS text LANGUAGE plpgsql AS $$
+             DECLARE detail text;
+             BEGIN
+               EXECUTE format('SET %s = 3', name);
+               RETURN 'accepted';
+             EXCEPTION WHEN OTHERS THEN
+               GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+               RETURN SQLSTATE || ': ' || SQLERRM || ': ' || detail;
+             END $$",
+        )
+        .unwrap();
+        assert_eq!(
+            one::<String>("SELECT pg_temp.try_set('keybench.node_id')"),
+            "accepted"
+        );
+        let typo = one::<String>("SELECT pg_temp.try_set('keybench.node_idd')");
+        if cfg!(feature = "pg14") {
+            // 14 has no reserved prefixes: EmitWarningsOnPlaceholders warns only about the
+            // placeholders that exist when the library loads, and a later typo is accepted.
+            assert_eq!(typo, "accepted");
+        } else {
+            assert_eq!(
+                typo,
+                "42602: invalid configuration parameter name \"keybench.node_idd\": \"keybench\" is a reserved prefix."
+            );
+        }
+    }
+
     #[pg_test(error = "invalid snowflake id -1: ids are non-negative")]
     fn snowflake_negative_id_is_an_error() {
         Spi::run("SELECT public.snowflake_node(-1)").unwrap();

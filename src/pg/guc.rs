@@ -151,6 +151,25 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    reserve_prefix();
+}
+
+/// After the settings above are defined: a `keybench.*` name that is none of them (a typo such as
+/// `keybench.node_idd`) is refused from now on. PostgreSQL 15 and later refuse it (42602, "keybench"
+/// is a reserved prefix) and drop any such placeholder set before the library loaded, with a
+/// WARNING; 14 can only warn about the placeholders that exist now, and accepts later ones.
+fn reserve_prefix() {
+    // SAFETY: called from _PG_init, in the backend's (or postmaster's) one thread, with a
+    // NUL-terminated name that the server copies.
+    #[cfg(not(feature = "pg14"))]
+    unsafe {
+        pgrx::pg_sys::MarkGUCPrefixReserved(c"keybench".as_ptr());
+    }
+    // SAFETY: as above.
+    #[cfg(feature = "pg14")]
+    unsafe {
+        pgrx::pg_sys::EmitWarningsOnPlaceholders(c"keybench".as_ptr());
+    }
 }
 
 #[inline]
