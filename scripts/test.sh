@@ -2,6 +2,9 @@
 # README command 2: every test of keybench, on PostgreSQL 14, 15, 16, 17 and 18.
 #   0. the core crate's unit tests (cargo test -p keybench-core: the pure code, no PostgreSQL)
 #   1. set-up (idempotent), and the checks that need no PostgreSQL: this checkout's PGRX_HOME, the
+#      standard checks (scripts/tests/lint.sh, one step each: cargo fmt --check, shellcheck of every
+#      shell script, ruff check of every Python file, and after rustdoc cargo clippy -D warnings on
+#      both crates, in lane a's target directory), the
 #      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh),
 #      the README's first screen (scripts/tests/readme-layout.py),
 #      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
@@ -52,7 +55,8 @@
 #   --only NAME     one test, reusing the build: NAME is a regression file (pg_test/sql/NAME.sql, run
 #                   after setup.sql in a fresh cluster with keybench preloaded), an isolation spec
 #                   (pg_test/isolation/specs/NAME.spec), a script (scripts/tests/NAME.sh, or
-#                   NAME-test.sh; `lifecycle`: the update script against a fresh install), `core`
+#                   NAME-test.sh; `lifecycle`: the update script against a fresh install; `lint`:
+#                   rustfmt, clippy, shellcheck and ruff), `core`
 #                   (the core crate's unit tests) or the name (or part of the name) of #[pg_test]s
 #                   (cargo pgrx test pgMAJOR NAME)
 # shellcheck disable=SC2030,SC2031 # a lane is a subshell on purpose: its counts come back in files
@@ -288,7 +292,7 @@ if [ -n "$only" ]; then
     only_log="target/logs/only-$(basename "${script%.*}")-pg$v.log"
     case $(basename "$script") in
       *.py) run_step "$only_log" "$script" python3 "$script" ;;
-      ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh|source-test.sh)
+      ports-check.sh|links-check.sh|released-check.sh|version-check.sh|deb-test.sh|source-test.sh|lint.sh)
         run_step "$only_log" "$script" bash "$script" ;;
       fuzz.sh) install_only; run_step "$only_log" "pg$v $script" bash "$script" 2000 "$v" ;;
       *) install_only; run_step "$only_log" "pg$v $script" bash "$script" "$v" ;;
@@ -339,6 +343,10 @@ if [ "$PGRX_HOME" = "$KB_ROOT/.pg/pgrx" ] && grep -qxF "pg18 = \"$KB_ROOT/.pg/18
 else
   echo "not ok - PGRX_HOME ($PGRX_HOME) is not this checkout's"; failed=$((failed + 1)); failures+=("PGRX_HOME")
 fi
+echo "== scripts/tests/lint.sh fmt shellcheck ruff: rustfmt, shellcheck and ruff find nothing"
+run_step target/logs/lint-fmt.log "cargo fmt --check" bash scripts/tests/lint.sh fmt
+run_step target/logs/lint-shellcheck.log "shellcheck" bash scripts/tests/lint.sh shellcheck
+run_step target/logs/lint-ruff.log "ruff check" bash scripts/tests/lint.sh ruff
 echo "== scripts/tests/ports-check.sh: every server's port from one table (scripts/lib/ports.sh), none shared"
 run_step target/logs/ports-check.log "port table" bash scripts/tests/ports-check.sh
 echo "== scripts/tests/links-check.sh: every relative link and #anchor in README.md, CHANGELOG.md and docs/ resolves"
@@ -364,6 +372,8 @@ else
   grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
   echo "not ok - rustdoc: see target/logs/rustdoc.log"; failed=$((failed + 1)); failures+=("rustdoc: target/logs/rustdoc.log")
 fi
+echo "== scripts/tests/lint.sh clippy: cargo clippy -D warnings on both crates (lane a's dependencies)"
+CARGO_TARGET_DIR=$KB_ROOT/target/lane-a run_step target/logs/lint-clippy.log "cargo clippy" bash scripts/tests/lint.sh clippy
 echo "== scripts/tests/released-check.sh: the released upgrade scripts are as they were released"
 run_step target/logs/released-check.log "released upgrade scripts" bash scripts/tests/released-check.sh
 fi
