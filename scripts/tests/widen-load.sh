@@ -31,6 +31,7 @@
 # prepared before it that returns the key would fail, as the swap's note says), -T 1200 as a
 # ceiling, stopped by SIGALRM after the last step.
 # Usage: scripts/tests/widen-load.sh MAJOR [CASE...]   (default: every case; prints "ok - ..." / "not ok - ..." lines)
+# shellcheck disable=SC2317 # the cases run by name ("case_$c", at the end), and so the helpers they call
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/lib/common.sh
@@ -59,6 +60,7 @@ record() { printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$1" "$2" "$3" "$4" >> "$tsv"; } #
 # $work/TAG.out, its log of every transaction $work/TAG.*; waits until its clients are connected.
 clients_start() {
   local tag=$1 lo=$2 hi=$3
+  # shellcheck disable=SC2086 # $pgbench_failures: one option on 15 and later, no word on 14
   PGAPPNAME=pgbench "$PGBIN/pgbench" -n -M extended -c 4 -j 2 -R 200 -T 1200 -D lo="$lo" -D hi="$hi" \
     -l --log-prefix="$work/$tag" $pgbench_failures \
     -f "$scripts/new.sql@2" -f "$scripts/read.sql@2" -f "$scripts/pay.sql@1" > "$work/$tag.out" 2>&1 &
@@ -71,7 +73,7 @@ clients_stop() { # clients_stop TAG: SIGALRM (the end of -T), then its exit stat
   kill -ALRM "$pid" 2>/dev/null
   wait "$pid"; rc=$?
   forget "$pid"
-  return $rc
+  return "$rc"
 }
 forget() { # forget PID: waited for, so no longer the EXIT trap's to kill
   local i; for i in "${!client_pids[@]}"; do [ "${client_pids[$i]}" = "$1" ] && unset 'client_pids[$i]'; done
@@ -106,7 +108,7 @@ ORDER BY p.step, v.o \gexec
 SQL
   local rc=$?
   awk -F'|' '$1 == "start" { s[$2] = $3 } $1 == "end" { print $2, s[$2], $3 }' "$work/$c.marks" > "$work/$c.steps"
-  return $rc
+  return "$rc"
 }
 
 # sampler_start DB: pg_locks every 20 ms, the waiting locks ("epoch|pid|app|mode|lock|waitstart"),
@@ -284,8 +286,8 @@ run_case() {
   sleep 5
   clients_stop "${c}c"; crc=$?
   sampler_stop
-  steps_ran "$c" $rc
-  outcome "$c" "${c}c" $crc
+  steps_ran "$c" "$rc"
+  outcome "$c" "${c}c" "$crc"
   new=$(processed "${c}c" new.sql)
   rows "$c" "$c" orders id "$before_o" "$new"
   rows "$c" "$c" order_lines line "$before_l" "$new"

@@ -32,8 +32,8 @@ settings.configure(
 )
 django.setup()
 
-from django.apps import apps  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.apps import apps
+from django.db import connection
 
 INTEGERS = {"integer", "bigint", "smallint"}
 
@@ -47,7 +47,7 @@ def db_type(field):
 expected = {}   # "table.column" -> (type, parent "table.column" or None)
 children = {}   # "table.column" -> {"child_table.column (type)"}
 # Django's own record of the migrations it applied is a model outside the app registry.
-from django.db.migrations.recorder import MigrationRecorder  # noqa: E402
+from django.db.migrations.recorder import MigrationRecorder
 
 for model in [*apps.get_models(include_auto_created=True), MigrationRecorder.Migration]:
     meta = model._meta
