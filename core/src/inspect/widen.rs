@@ -19,7 +19,7 @@
 //! 8. the old columns, triggers and functions dropped;
 //! 9. (the sequence at half its range or more) the stopgap, as a note: no statement.
 //!
-//! Every identifier is quoted by construction ([`q`]); every literal by [`lit`].
+//! Every identifier is quoted by construction (`q`); every literal by `lit`.
 
 use super::plan::{q, retried, retried_with, with_retries, Options, Step};
 use crate::sqlstate::{SqlError, SqlState};
