@@ -2,7 +2,9 @@
 # Sourced by lib/common.sh: the port of every throwaway server a script starts, from this one
 # table, so that no two scripts (nor two servers of one script, nor two majors) share a port.
 # A script's N-th server (0 = its first) on PostgreSQL MAJOR listens on FIRST + 100 * N + MAJOR, so
-# the port ends in the major (55918: readme-check on 18). A row reserves SERVERS hundreds from
+# the port ends in the major (55918: readme-check on 18); KB_PORT_OFFSET (default 0, at most 4) adds to
+# it, so that a second checkout can test PostgreSQL 18 beside the first (its ports end in 19 to 22,
+# which no major of the table uses). A row reserves SERVERS hundreds from
 # FIRST. scripts/tests/ports-check.sh (a step of scripts/test.sh) checks that no two rows overlap
 # and that every script takes its ports from here.
 #
@@ -70,5 +72,9 @@ port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (defa
   if ! [[ $major =~ ^[1-9][0-9]$ ]]; then
     echo "port_for: $major is not a PostgreSQL major (10 to 99)" >&2; return 1
   fi
-  echo $((first + 100 * n + major))
+  local offset=${KB_PORT_OFFSET:-0}
+  if ! [[ $offset =~ ^[0-4]$ ]]; then
+    echo "port_for: KB_PORT_OFFSET=$offset is not 0 to 4" >&2; return 1
+  fi
+  echo $((first + 100 * n + major + offset))
 }
