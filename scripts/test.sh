@@ -50,7 +50,12 @@
 # the slowest first. Prints a summary line "N passed, N failed, N skipped" and exits non-zero if anything
 # failed.
 # Usage: scripts/test.sh [--regress-only] [MAJOR...]   (default: everything, every major)
+#        scripts/test.sh --quick                      (the quick tier, below)
 #        scripts/test.sh --only NAME [MAJOR]          (one test on one major, default 18)
+#   --quick         the tier to run before each commit: the core's unit tests, the standard checks
+#                   (fmt, shellcheck, ruff, clippy) and the checks that need no PostgreSQL, the update
+#                   script's generated blocks and the SQL regression schedules, on PostgreSQL 18 only
+#                   (no #[pg_test]s, rustdoc, applications' venv, nor the scripts of step 4)
 #   --regress-only  only the SQL regression schedules (step 3), on the majors named
 #   --only NAME     one test, reusing the build: NAME is a regression file (pg_test/sql/NAME.sql, run
 #                   after setup.sql in a fresh cluster with keybench preloaded), an isolation spec
@@ -68,9 +73,12 @@ bash scripts/setup.sh || exit 1
 . scripts/lib/common.sh
 trap 'cluster_stop_all; kill $(jobs -p) 2>/dev/null' EXIT
 
-pgrx_tests=1 regress_only=0 only=
+pgrx_tests=1 regress_only=0 quick=0 only=
 case "${1:-}" in
   --regress-only) pgrx_tests=0; regress_only=1; shift ;;
+  --quick) pgrx_tests=0; regress_only=1; quick=1; shift
+    [ $# = 0 ] || { echo "scripts/test.sh --quick runs on PostgreSQL 18 only: no majors after it" >&2; exit 2; }
+    set -- 18 ;;
   --only) only=${2:-}; [ -n "$only" ] || { echo "usage: scripts/test.sh --only NAME [MAJOR]" >&2; exit 2; }; shift 2 ;;
 esac
 versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(18 17 16 15 14)
@@ -175,7 +183,7 @@ major() {
   fi
   # The update script's generated blocks against the install script just built: a signature the
   # update script copies wrongly fails here, minutes before the lifecycle test would.
-  if [ $regress_only = 0 ]; then
+  if [ $regress_only = 0 ] || [ $quick = 1 ]; then
     echo "-- scripts/tests/update-sql.sh $v: the update script's generated blocks are this install script's"
     run_step "target/logs/update-sql-pg$v.log" "pg$v update script's generated blocks" bash scripts/tests/update-sql.sh "$v"
   fi
@@ -318,11 +326,13 @@ if [ -n "$only" ]; then
   exit
 fi
 
-if [ $regress_only = 0 ]; then
+if [ $regress_only = 0 ] || [ $quick = 1 ]; then
+if [ $quick = 0 ]; then
 # The applications' venv (a download of about 100 MB from PyPI, then pip install), made while the
 # checks below and the first builds run, so that no lane's audit-apps step waits for it (each
 # would otherwise wait on the venv's lock). Its result is counted after the lanes.
 timed "the applications' venv (beside the checks and lanes)" bash scripts/tests/audit-apps.sh --venv > target/logs/audit-apps-venv.log 2>&1 & pid_venv=$!
+fi
 echo "== cargo test -p keybench-core: the core's unit tests (no PostgreSQL)"
 # The core's tests and rustdoc build in lane a's target directory: the dependencies they compile
 # (and pgrx-pg-sys's bindings for 18, which rustdoc needs) are then lane a's first build's too.
@@ -366,7 +376,9 @@ run_step target/logs/charts-check.log "charts" python3 scripts/tests/charts-chec
 echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
 run_step target/logs/audit-sql-check.log "plain-SQL audit generated" python3 scripts/tools/audit-sql.py --check
 echo "== rustdoc with warnings denied: every module list and doc link resolves, in both crates"
-if timed "rustdoc" env RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$KB_ROOT/target/lane-a" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
+if [ $quick = 1 ]; then
+  echo "(not in --quick)"
+elif timed "rustdoc" env RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$KB_ROOT/target/lane-a" cargo doc --workspace --no-deps --document-private-items >target/logs/rustdoc.log 2>&1; then
   echo "ok - rustdoc: no warnings, every intra-doc link resolves"; passed=$((passed + 1))
 else
   grep -E '^(error|warning)' -A4 target/logs/rustdoc.log | head -40
