@@ -162,7 +162,10 @@ pub fn shard_figures(
         .iter()
         .map(|p| {
             // shard_name() gives the names quoted as identifiers; as literals for regclass.
-            let (t, i) = (quote_literal(&p.4), quote_literal(&p.5));
+            let (t, i) = (
+                keybench_core::ident::quote_literal(&p.4),
+                keybench_core::ident::quote_literal(&p.5),
+            );
             let (leaves, from) = if density {
                 (
                     "d.leaf_pages, d.avg_leaf_density, d.leaf_fragmentation",
@@ -204,9 +207,6 @@ pub fn shard_figures(
         .collect()
 }
 
-fn quote_literal(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
 mod sql {
     use super::*;
     use crate::inspect::density::Regclass;
