@@ -20,7 +20,8 @@
 //! - [`error`]: the hint for a role without the grants a run needs ([`RunError`] is the core's)
 //! - [`leader`]: the calling backend's checks before it starts a load
 //! - [`state`]: the load's state in the segment, and the summary the finishing worker hands back
-//! - [`loader`]: the load's workers: set-up, loading batches, finishing the run
+//! - [`loader`]: the load's workers: set-up and loading batches
+//! - [`finish`]: the last worker out: the run's figures recorded, or the run closed as failed
 //! - [`copy`]: the COPY source (generated rows through COPY FROM's data-source callback)
 //! - [`counters`]: the counters each batch adds up
 //! - [`disk`]: the server's places and free space before a load, and the floor during it
@@ -40,6 +41,7 @@ pub mod counters;
 pub mod disk;
 pub mod distributed;
 pub mod error;
+pub mod finish;
 pub mod leader;
 pub mod loader;
 pub mod state;
