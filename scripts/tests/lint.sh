@@ -4,7 +4,7 @@
 #   - fmt:        cargo fmt --all -- --check (both crates as rustfmt writes them)
 #   - clippy:     cargo clippy -- -D warnings, on the core (keybench-core, --all-targets: its unit
 #                 tests too) and on the extension for PostgreSQL 18 with its #[pg_test]s (features
-#                 pg18 and pg_test, which compile src/tests.rs into the library). Not --all-targets
+#                 pg18 and pg_test, which compile src/tests/ into the library). Not --all-targets
 #                 there: that adds only the #[test] wrappers pgrx generates under cfg(test), and
 #                 checks pgrx-tests' dependencies (tokio, the postgres client...) a second time, with
 #                 features that differ from rustdoc's: about 220 s on 2 cores, against 20 s.
