@@ -23,7 +23,8 @@
 #      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), a primary
 #      with a streaming standby (scripts/tests/standby-test.sh), keybench_audit's sample while
 #      pgbench inserts (scripts/tests/audit-sample.sh), the plain-SQL audit against the extension's
-#      (scripts/tests/audit-plain.sh), real applications' databases audited against their keys'
+#      (scripts/tests/audit-plain.sh), the audit as roles holding exactly the grants docs/AUDIT.md
+#      lists (scripts/tests/grants-test.sh), real applications' databases audited against their keys'
 #      ground truth (scripts/tests/audit-apps.sh), keybench_plan's statements under pgbench
 #      (scripts/tests/plan-load.sh), its widening of an integer key to bigint under pgbench
 #      (scripts/tests/widen-load.sh), and the install packages made
@@ -212,6 +213,8 @@ major() {
   run_step "target/logs/audit-sample-pg$v.log" "pg$v audit sample" bash scripts/tests/audit-sample.sh "$v"
   echo "-- scripts/tests/audit-plain.sh $v: keybench-audit.sql without keybench, then against keybench_audit on the same database"
   run_step "target/logs/audit-plain-pg$v.log" "pg$v plain-SQL audit" bash scripts/tests/audit-plain.sh "$v"
+  echo "-- scripts/tests/grants-test.sh $v: the audit as roles holding exactly the grants docs/AUDIT.md lists, and each one less"
+  run_step "target/logs/grants-pg$v.log" "pg$v least privilege" bash scripts/tests/grants-test.sh "$v"
   echo "-- scripts/tests/capacity-test.sh $v: keys that run out, each case, the rate from readings and under pgbench"
   run_step "target/logs/capacity-pg$v.log" "pg$v keys that run out" bash scripts/tests/capacity-test.sh "$v"
   echo "-- scripts/tests/audit-apps.sh $v: real applications' databases (their own migrations and code, from PyPI) audited against their keys' ground truth"

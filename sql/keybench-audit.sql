@@ -1762,6 +1762,13 @@ BEGIN
       SELECT * INTO d FROM pg_temp.audit_density_sampled(k.index_oid::regclass, 2000);
       notes := notes || d.note;
     END IF;
+    IF NOT k.readable THEN
+      -- Neither SELECT on the table nor pg_stat_scan_tables: no density, and why (as keybench_audit).
+      SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
+             'leaf density not measured: the role may not read the index (GRANT SELECT on its table, or pg_stat_scan_tables, which pg_monitor includes)'::text AS note
+        INTO d;
+      notes := notes || d.note;
+    END IF;
     r.schema_name := k.schema;
     r.table_name := k."table";
     r.index_name := k.index;

@@ -3,13 +3,16 @@
 # (scripts/tools/package.sh, scripts/tests/package-check.sh, scripts/tests/deb-test.sh). One
 # `cargo pgrx package` build per PostgreSQL major gives two packages of the same files:
 #   keybench-VERSION-pgN-linux-x86_64.tar.gz    ./pkglibdir/keybench.so, ./sharedir/extension/keybench*
-#                                               (two tar commands into the directories pg_config names)
+#                                               (two tar commands into the directories pg_config names),
+#                                               ./doc/keybench-audit.sql (the plain-SQL audit, which
+#                                               those two commands leave out)
 #   postgresql-N-keybench_VERSION-1_amd64.deb   the Debian and PGDG layout, as their extension packages:
 #       usr/lib/postgresql/N/lib/keybench.so
 #       usr/share/postgresql/N/extension/        keybench.control, keybench--VERSION.sql and every
 #                                                keybench--A--B.sql update script
 #       usr/share/doc/postgresql-N-keybench/     copyright (MIT, from LICENSE), changelog.Debian.gz,
-#                                                changelog.gz (CHANGELOG.md)
+#                                                changelog.gz (CHANGELOG.md), keybench-audit.sql
+#                                                (uncompressed, for psql -f)
 #     Depends: postgresql-N and the libraries keybench.so links (dpkg-shlibdeps); no maintainer
 #     scripts, so removing it removes its files and touches no cluster, as Debian's own extension
 #     packages. Built with dpkg-deb --root-owner-group: files 644, directories 755, root:root.
@@ -51,7 +54,11 @@ package_make() {
   mkdir -p "$tar/pkglibdir" "$tar/sharedir/extension"
   cp "$lib/keybench.so" "$tar/pkglibdir/"
   cp "$ext"/keybench* "$tar/sharedir/extension/"
-  tar -czf "$dir/$(tarball_name "$v" "$m")" -C "$tar" --owner=0 --group=0 ./pkglibdir ./sharedir || { rm -rf "$work"; return 1; }
+  # The plain-SQL audit (sql/keybench-audit.sql, from 0.9.0 on; an older source tree has none), for
+  # servers where keybench cannot be installed: outside ./sharedir, so the install commands leave it.
+  local audit=$src/sql/keybench-audit.sql parts=(./pkglibdir ./sharedir)
+  if [ -f "$audit" ]; then mkdir -p "$tar/doc" && cp "$audit" "$tar/doc/" && parts+=(./doc); fi
+  tar -czf "$dir/$(tarball_name "$v" "$m")" -C "$tar" --owner=0 --group=0 "${parts[@]}" || { rm -rf "$work"; return 1; }
 
   # The .deb: the same files in Debian's directories, with the modes Debian gives them.
   local name=postgresql-$m-keybench doc=$deb/usr/share/doc/postgresql-$m-keybench
@@ -60,6 +67,7 @@ package_make() {
   deb_strip "$deb/usr/lib/postgresql/$m/lib/keybench.so"
   install -m 644 "$ext"/keybench* "$deb/usr/share/postgresql/$m/extension/"
   deb_copyright "$src" > "$doc/copyright"; chmod 644 "$doc/copyright"
+  [ ! -f "$audit" ] || install -m 644 "$audit" "$doc/"
   gzip -9n < "$src/CHANGELOG.md" > "$doc/changelog.gz"
   {
     echo "$name ($v-$KB_DEB_REVISION) unstable; urgency=medium"

@@ -58,6 +58,8 @@ bench-sync-commit       62400   1        scripts/bench/bench-sync-commit.sh: syn
 widen-load              62500   1        scripts/tests/widen-load.sh: pgbench through the plan widening a key to bigint
 capacity-test           63000   1        scripts/tests/capacity-test.sh: keys that run out, each case, the rate under pgbench
 bench-capacity          63100   1        scripts/bench/bench-capacity.sh: the cost of keybench_capacity on many tables
+package-check           63200   1        scripts/tests/package-check.sh: keybench-audit.sql run from the unpacked packages
+grants-test             63300   1        scripts/tests/grants-test.sh: the audit as roles holding exactly the documented grants
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -10,7 +10,8 @@
 #   2. apt-get install ./postgresql-15-keybench_VERSION-1_amd64.deb; a cluster made with Debian's
 #      tools (pg_createcluster, pg_ctlcluster) on a port and name of its own, with keybench in
 #      shared_preload_libraries; CREATE EXTENSION, a small keybench_compare, keybench_audit, and
-#      snowflake_id() from two more backends;
+#      snowflake_id() from two more backends; the plain-SQL audit run with psql -f from where the
+#      package installed it (/usr/share/doc/postgresql-15-keybench/keybench-audit.sql);
 #   3. apt-get remove while that cluster still uses keybench: no file of the package left, and
 #      nothing said about the cluster (no maintainer scripts, as Debian's own extension packages);
 #   4. the update as a Debian user meets it: the previous version's package (built from the
@@ -105,6 +106,11 @@ check "keybench_compare: a fresh table per kind from background workers" "bigint
 psql -d fresh -q -c "CREATE TABLE orders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), placed_at timestamptz DEFAULT now())" \
   -c "INSERT INTO orders (placed_at) SELECT now() FROM generate_series(1, 20000)"
 check "keybench_audit" "orders_pkey|uuid v4 (random)" "$(psql -d fresh -c "SELECT index_name, key_kind FROM keybench_audit('public')")"
+plain=/usr/share/doc/$name/keybench-audit.sql
+check "the plain-SQL audit installed, uncompressed" "$plain" "$(dpkg -L "$name" | grep -x "$plain")"
+out=$(as_pg "$PGBIN/psql" -h /var/run/postgresql -p "$port" -X -A -F '|' -v ON_ERROR_STOP=1 -v schema=public -d fresh -f "$plain" 2>&1)
+like "psql -f $plain: orders' key, a uuid v4 by its default and its values" \
+  '^public\|orders\|orders_pkey\|primary key\|id uuid\|gen_random_uuid\(\)\|uuid v4 \(random\)\|default, and values: ' "$out"
 a=$(psql -d fresh -c "SELECT min(id), max(id), count(DISTINCT id) FROM (SELECT snowflake_id() AS id FROM generate_series(1, 1000)) s")
 b=$(psql -d fresh -c "SELECT min(id), max(id), count(DISTINCT id) FROM (SELECT snowflake_id() AS id FROM generate_series(1, 1000)) s")
 after=f; [ "${b%%|*}" -gt "$(cut -d'|' -f2 <<< "$a")" ] && after=t

@@ -7,7 +7,11 @@
 # byte for byte the tarball's, with this version's install script and every update script of
 # sql/; keybench.so the tarball's stripped, built for that major (its PG_MODULE_MAGIC block), the
 # libraries it links the same in both, each from a package the .deb depends on; the copyright
-# file's license; and lintian with no error.
+# file's license; and lintian with no error. The plain-SQL audit, sql/keybench-audit.sql, byte for
+# byte in both (the tarball's ./doc/, the .deb's /usr/share/doc/postgresql-N-keybench/), and run
+# from each of those two places with psql -f, as a role with pg_monitor and pg_read_all_data, in a
+# throwaway server of that major whose database has no keybench (this project's .pg/MAJOR, or the
+# install KB_PG_CONFIG names).
 # With DIR, checks the packages there (scripts/tools/package.sh: release builds in dist/); without,
 # first makes them into target/package-check/pgMAJOR from the debug build that
 # `cargo pgrx install` made for scripts/test.sh (cargo pgrx package --debug: no new compile).
@@ -52,7 +56,7 @@ check "files 644, directories 755" "" \
 lib=usr/lib/postgresql/$m/lib ext=usr/share/postgresql/$m/extension doc=usr/share/doc/$name
 want=$( { echo "./$lib/keybench.so"
           (cd "$x/tar/sharedir/extension" && ls) | sed "s|^|./$ext/|"
-          printf './%s/%s\n' "$doc" changelog.Debian.gz "$doc" changelog.gz "$doc" copyright; } | sort)
+          printf './%s/%s\n' "$doc" changelog.Debian.gz "$doc" changelog.gz "$doc" copyright "$doc" keybench-audit.sql; } | sort)
 check "the tarball's files in Debian's directories, and the docs: nothing else" "$want" \
   "$(awk '$1 ~ /^-/ { print $6 }' <<< "$listing" | sort)"
 
@@ -85,6 +89,39 @@ check "each library it links comes from a package it depends on" "" "$missing"
 like "copyright: Debian's machine-readable format, MIT, the license text" \
   '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/.*License: MIT.*Permission is hereby granted' \
   "$(tr '\n' ' ' < "$x/deb/$doc/copyright")"
+
+# The plain-SQL audit: in both packages, outside what the tarball's two install commands extract
+# (./pkglibdir, ./sharedir), the file of this source tree, and it runs from where each package puts it.
+check "the tarball's entries: ./pkglibdir, ./sharedir and ./doc/keybench-audit.sql" "./doc/keybench-audit.sql ./pkglibdir ./sharedir" \
+  "$(tar -tzf "$tgz" | grep -v '/$' | sed -E 's#^(\./(pkglibdir|sharedir))/.*#\1#' | sort -u | paste -sd ' ')"
+plain_deb=$x/deb/$doc/keybench-audit.sql plain_tar=$x/tar/doc/keybench-audit.sql
+check "keybench-audit.sql is sql/keybench-audit.sql, byte for byte (deb, tarball)" "1 1" \
+  "$(cmp -s sql/keybench-audit.sql "$plain_deb" && echo 1) $(cmp -s sql/keybench-audit.sql "$plain_tar" && echo 1)"
+(
+  name=package-check$m
+  pgc=${KB_PG_CONFIG:-$(pg_config_for "$m")} || exit 1
+  export KB_PG_CONFIG=$pgc
+  trap 'cluster_stop "$name" "$m"' EXIT
+  cluster_start "$name" "$m" "$(port_for package-check "$m")" fsync=off >/dev/null || { not_ok "a PostgreSQL $m server ($pgc)"; exit 1; }
+  psql -q -c "CREATE EXTENSION pgstattuple" \
+    -c "CREATE TABLE orders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), placed_at timestamptz DEFAULT now())" \
+    -c "INSERT INTO orders (placed_at) SELECT now() FROM generate_series(1, 5000)" \
+    -c "CREATE TABLE accounts (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int)" \
+    -c "INSERT INTO accounts (n) SELECT g FROM generate_series(1, 5000) g" \
+    -c "CREATE ROLE auditor LOGIN IN ROLE pg_monitor, pg_read_all_data" >/dev/null || { not_ok "the schema"; exit 1; }
+  objects() { psql -c "SELECT (SELECT count(*) FROM pg_class) || ' ' || (SELECT count(*) FROM pg_proc)"; }
+  before=$(objects)
+  for f in "$plain_deb" "$plain_tar"; do
+    where=${f#"$x"/}; where=${where/#deb\//\/}; where=${where/#tar\//.\/}
+    out=$(PGUSER=auditor "$PGBIN/psql" -X -A -F '|' -v ON_ERROR_STOP=1 -v schema=public -f "$f" 2>&1); rc=$?
+    check "psql -f $where (as a role with pg_monitor and pg_read_all_data) exits 0" 0 "$rc"
+    like "... its keys: orders' uuid v4 by its default and its values, with pgstatindex's density" \
+      '^public\|orders\|orders_pkey\|primary key\|id uuid\|gen_random_uuid\(\)\|uuid v4 \(random\)\|default, and values: .*leaf density: pgstattuple' "$out"
+    like "... and accounts' bigint identity, in order" '^public\|accounts\|accounts_pkey\|primary key\|id bigint\|GENERATED ALWAYS AS IDENTITY\|bigint identity\|[^|]*\|bigint\|8\|\|\|in order\|' "$out"
+  done
+  check "... and it left no object behind" "$before" "$(objects)"
+  exit $failed
+) || failed=1
 
 lintian_out=$(lintian "$deb" 2>&1 | grep -v '^running with root privileges')
 check "lintian: no errors$(n=$(grep -c '^W:' <<< "$lintian_out"); [ "$n" = 0 ] || echo " ($n warnings: $(grep '^W:' <<< "$lintian_out" | awk '{ print $3 }' | sort -u | paste -sd ' '))")" \

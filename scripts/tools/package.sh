@@ -11,10 +11,10 @@
 #   server from Debian's or PGDG's packages:
 #     apt install ./postgresql-17-keybench_0.9.0-1_amd64.deb
 # Each pair is checked against each other (scripts/tests/package-check.sh: layout, modes, the
-# module's PG_MODULE_MAGIC and libraries, lintian), and the tarball is tested the way a user would
-# use it: unpacked into a fresh copy of that major's server that has never seen keybench, with no
-# Rust toolchain on the PATH, then CREATE EXTENSION keybench, a short two-client run, density and
-# the generators. (scripts/tests/deb-test.sh installs the 15 .deb into Debian's own PostgreSQL 15.)
+# module's PG_MODULE_MAGIC and libraries, lintian, the plain-SQL audit run from each), and the
+# tarball is tested the way a user would use it: unpacked into a fresh copy of that major's server
+# that has never seen keybench, with no Rust toolchain on the PATH, then CREATE EXTENSION keybench,
+# a short two-client run, density and the generators. (scripts/tests/deb-test.sh installs the 15 .deb into Debian's own PostgreSQL 15.)
 # With --pg-config PATH, the packages of the one server that pg_config names (its major from
 # `pg_config --version`), with only Rust and cargo-pgrx set up (scripts/setup.sh --toolchain) and a
 # PGRX_HOME of its own (target/package/pgrx-home): none of this project's PostgreSQL installs is
@@ -58,7 +58,9 @@ for m in "${majors[@]}"; do
   start=$SECONDS
   package_make "$m" "$pgc" dist || { not_ok build; continue; }
   ok "$(basename "$pkg") and $(deb_name "$version" "$m") in $((SECONDS - start)) s ($(du -k "$pkg" | cut -f1) kB: $(tar -tzf "$pkg" | grep -v '/$' | tr '\n' ' '))"
-  bash scripts/tests/package-check.sh "$m" dist || failed=1
+  # (package-check.sh runs keybench-audit.sql from each package in a throwaway server: with
+  # --pg-config, one of that server's install.)
+  KB_PG_CONFIG=${user_pgc:-${KB_PG_CONFIG:-}} bash scripts/tests/package-check.sh "$m" dist || failed=1
   if [ -n "$user_pgc" ]; then
     echo "# not installed into a fresh server here: that is a copy of this project's own PostgreSQL $m; install the .deb or the tarball into the server $user_pgc belongs to"
     continue

@@ -914,6 +914,13 @@ mod sql {
                 });
             }
             if leaf_pages.is_none() {
+                if !r.readable && measure_density != Some(false) {
+                    sources.push(
+                        "leaf density not measured: the role may not read the index (GRANT SELECT on its table, \
+                         or pg_stat_scan_tables, which pg_monitor includes)"
+                            .into(),
+                    );
+                }
                 sources.push(
                     "leaf pages: estimated from the index's size (its density was not measured)"
                         .into(),
