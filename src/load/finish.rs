@@ -63,8 +63,6 @@ fn record_transactions(h: &Header, run_id: i64) {
     );
 }
 
-/// A transaction an application retries: a serialization failure or a deadlock.
-
 /// The last worker out: totals, sizes and density into keybench.runs and the summary, or the run
 /// marked failed/cancelled; the table dropped unless kept. While it measures the table (the
 /// density scan of a large index takes a while) a cancel of the caller reaches it, and the run is

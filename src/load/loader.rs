@@ -430,6 +430,7 @@ fn load(h: &Header, s: &LoadState, client: i32) -> Result<(), Failure> {
     }
     Ok(())
 }
+/// A transaction an application retries: a serialization failure or a deadlock.
 fn retryable(sqlstate: i32) -> bool {
     sqlstate == PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE as i32
         || sqlstate == PgSqlErrorCode::ERRCODE_T_R_DEADLOCK_DETECTED as i32
