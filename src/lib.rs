@@ -11,13 +11,13 @@
 //!   the loaders, COPY, the counters, the disk, Citus
 //! - [`replicas`]: what a load costs the streaming standbys; experiment C's paused replay
 //! - [`read`]: read a kept table (keybench_read) and time lookups during a load
-//! - [`entry`]: the workers' entry point, which names the workloads
+//! - [`dispatch`]: the workers' entry point, which names the workloads
 //! - [`inspect`]: B-tree leaf density and fragmentation of any index; the audit of a database's
 //!   keys; Citus nodes
 //! - [`export`]: keybench_export and keybench_import: runs carried between servers as JSON
 //! - [`experiments`]: generator cost, the studies' lookups, charts (the experiments written in
 //!   SQL, deletion and reload and reproduction among them, are in `sql/`)
-//! - [`runs`]: keybench.runs as the other rooms read it
+//! - [`run_records`]: keybench.runs as the other rooms read it
 //! - [`pg`]: PostgreSQL glue: errors, SPI, settings, shared memory, how figures print
 //!
 //! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`, and the longest statements the
@@ -25,7 +25,7 @@
 
 use pgrx::prelude::*;
 
-pub mod entry;
+pub mod dispatch;
 pub mod experiments;
 pub mod export;
 pub mod generators;
@@ -35,7 +35,7 @@ pub mod load;
 pub mod pg;
 pub mod read;
 pub mod replicas;
-pub mod runs;
+pub mod run_records;
 pub mod workers;
 
 ::pgrx::pg_module_magic!();

@@ -8,7 +8,7 @@
 //! - [`ident`]: identifiers quoted as PostgreSQL's quote_ident() quotes them
 //! - [`present`]: how figures are rounded for psql
 //! - [`sql_enum`](mod@sql_enum): enums SQL names, their lists and parsers from the enum itself
-//! - [`segment`]: what the extension's shared segment holds that the core must know
+//! - [`shared_segment`]: what the extension's shared segment holds that the core must know
 //! - [`generators`]: the cores of uuidv7 and v4, ULID, Snowflake and nanoid, their random stream
 //!   and clocks
 //! - [`kind`]: every fact about a key kind a run can load
@@ -30,6 +30,6 @@ pub mod kind;
 pub mod present;
 pub mod read;
 pub mod run;
-pub mod segment;
+pub mod shared_segment;
 pub mod sql_enum;
 pub mod sqlstate;

@@ -21,7 +21,7 @@ mod sql {
     ) -> String {
         let run_ids = crate::pg::error::no_null_elements("keybench_chart", "run_ids", run_ids);
         for &id in &run_ids {
-            crate::runs::refuse_distributed("keybench_chart", id);
+            crate::run_records::refuse_distributed("keybench_chart", id);
         }
         let mut panels = vec![
             Panel {

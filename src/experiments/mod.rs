@@ -1,7 +1,7 @@
 //! The studies' experiments and reports beyond a single run.
 //!
 //! - [`cost`]: the cost of each generator against nextval(), measured in the server
-//! - [`lookup`]: experiment C's partitioned lookups
+//! - [`partition_lookup`]: experiment C's partitioned lookups
 //! - [`curve`]: the cost curve: full-page images against the rows per checkpoint cycle, its model
 //!   and its chart
 //! - [`chart`]: SVG charts of runs' per-batch series
@@ -13,4 +13,4 @@
 pub mod chart;
 pub mod cost;
 pub mod curve;
-pub mod lookup;
+pub mod partition_lookup;

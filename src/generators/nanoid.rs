@@ -44,7 +44,9 @@ mod sql {
             let a = last.as_ref().expect("alphabet was just set");
             // SAFETY: generate_into writes whole UTF-8 chars.
             unsafe {
-                crate::pg::scratch::scratch_str(|out| with_rng(|r| generate_into(a, size, r, out)))
+                crate::pg::text_result::scratch_str(|out| {
+                    with_rng(|r| generate_into(a, size, r, out))
+                })
             }
         })
     }

@@ -20,7 +20,7 @@ use crate::pg::error::{no_null_elements, raise, required};
 use crate::pg::present::{round_to, seconds, size_pretty};
 use crate::pg::spi::{extension_schema, one as spi_one, row, run as spi_run};
 use crate::replicas::replay;
-use crate::runs::kept_run;
+use crate::run_records::kept_run;
 use crate::workers::xact::{usage, xact_blocks};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;

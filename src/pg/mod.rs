@@ -6,12 +6,12 @@
 //! - [`present`]: rounding and sizes for results that print well in psql
 //! - [`guc`]: keybench's settings (`keybench.*`)
 //! - [`shmem`]: the shared Snowflake counter (preloaded, or through the DSM registry on 17+)
-//! - [`scratch`]: text results without a heap allocation per call
+//! - [`text_result`]: text results without a heap allocation per call
 
 pub mod datum;
 pub mod error;
 pub mod guc;
 pub mod present;
-pub mod scratch;
 pub mod shmem;
 pub mod spi;
+pub mod text_result;

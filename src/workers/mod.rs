@@ -5,7 +5,7 @@
 //! worker, or by a clean-up worker the leader starts when none is left.
 //!
 //! A workload (the load of [`crate::load`], the read of [`crate::read`]) implements [`Work`]:
-//! its state in the segment and its set-up, work and finish. [`crate::entry`] is the workers'
+//! its state in the segment and its set-up, work and finish. [`crate::dispatch`] is the workers'
 //! entry point, which names the workloads.
 //!
 //! - [`segment`]: the segment's [`segment::Header`], the workload's state after it,

@@ -4,7 +4,7 @@
 //! keys is described there.
 
 use crate::kind::{KeyType, Kind};
-use crate::segment::{corrupt, MAX_WORKERS};
+use crate::shared_segment::{corrupt, MAX_WORKERS};
 use crate::sqlstate::{SqlError, SqlState};
 
 pub mod histogram;

@@ -4,7 +4,7 @@
 use crate::ident::quote_ident;
 use crate::kind::UnknownKind;
 use crate::present::size_pretty;
-use crate::segment::MAX_WORKERS;
+use crate::shared_segment::MAX_WORKERS;
 use crate::sqlstate::{SqlError, SqlState};
 
 /// The most workers of a run: its clients and readers together.

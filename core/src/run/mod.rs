@@ -10,7 +10,7 @@
 
 use crate::kind::{Kind, UnknownKind};
 use crate::read::Workload;
-use crate::segment::corrupt;
+use crate::shared_segment::corrupt;
 use serde::Serialize;
 
 pub mod disk;

@@ -11,7 +11,7 @@ use crate::pg::error::raise;
 use crate::pg::present::round_to;
 use crate::pg::spi;
 use crate::pg::spi::OrError;
-use keybench_core::experiments::lookup::*;
+use keybench_core::experiments::partition_lookup::*;
 use pgrx::prelude::*;
 
 /// One table layout of the comparison.
