@@ -6,6 +6,7 @@
 #      shell script, ruff check of every Python file, and after rustdoc cargo clippy -D warnings on
 #      both crates, in lane a's target directory), the
 #      port table (scripts/tests/ports-check.sh), the documents' links (scripts/tests/links-check.sh),
+#      one value for each quantity quoted in several places (scripts/tests/quantities-check.py),
 #      the README's first screen (scripts/tests/readme-layout.py),
 #      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
 #      over a quarter of the Rust, every module in its parent's list), rustdoc with every warning
@@ -372,6 +373,8 @@ echo "== scripts/tests/reports-check.py: the reports' one Markdown writer, no fi
 run_step target/logs/reports-check.log "reports" python3 scripts/tests/reports-check.py
 echo "== scripts/tests/figures-check.py: every figure of the studies' tables and of the user pages' prose in the result file it comes from, or marked a definition"
 run_step target/logs/figures-check.log "figures" python3 scripts/tests/figures-check.py
+echo "== scripts/tests/quantities-check.py: one value for each quantity the pages quote in more than one place"
+run_step target/logs/quantities-check.log "one value a quantity" python3 scripts/tests/quantities-check.py
 echo "== scripts/tests/demo-check.py: docs/DEMO.md shows what the main job prints now"
 run_step target/logs/demo-check.log "demo transcript" python3 scripts/tests/demo-check.py
 echo "== scripts/tests/charts-check.py: one colour per key in every chart of docs/results/img/"
