@@ -5,7 +5,10 @@
 # pg_read_all_data, as a DBA on a managed service has. The file runs there and creates nothing that
 # outlives it; then keybench is installed and both audits, as that role, must agree row by row on
 # every column the plain file fills (scripts/tests/audit_plain/compare.py). A role with pg_monitor
-# alone gets the kinds from the defaults and says why its values were not read.
+# alone gets the kinds from the defaults and says why its values were not read. Last, each audit
+# contains each key: over pg_test/sql/audit_fuzz.sql's tables the file ends with every key audited,
+# and where one key cannot be read (a schema the role may not use, an index page that fails the
+# server's check) the file and keybench_audit end, with that key's reason and the others audited.
 # Usage: scripts/tests/audit-plain.sh MAJOR   (prints "ok - ..." / "not ok - ..." lines)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -63,4 +66,77 @@ like "a role that may not run bt_page_stats gets no density above the limit, and
 check "... and no figure" "" "$(cut -d'|' -f4 <<< "$got" | tr -d '\n')"
 psql -d apps -q -c "CREATE EXTENSION keybench" >/dev/null || { not_ok "CREATE EXTENSION keybench"; exit 1; }
 PGUSER=auditor python3 scripts/tests/audit_plain/compare.py audit-plain sql/keybench-audit.sql apps app
+
+# The extension's fuzz values (pg_test/sql/audit_fuzz.sql's tables, built by its own statements up to
+# its ANALYZE): keybench-audit.sql over them ends, gives every key a row, audits every one, and no
+# statement ends in an internal error (XX000).
+plain_keys() { # plain_keys DB SCHEMA COLUMN...: keybench-audit.sql's keys table, as the role in PGUSER
+  local db=$1 schema=$2; shift 2
+  "$PGBIN/psql" -X -d "$db" --csv -v VERBOSITY=verbose -v schema="$schema" -f sql/keybench-audit.sql 2>"$KB_ROOT/target/logs/audit-plain-stderr.log" |
+    python3 scripts/tests/audit_plain/keys.py "$@"
+}
+mkdir -p "$KB_ROOT/target/logs"
+fuzz_sql=$(sed -n '1,/^ANALYZE fuzz\.values_all;$/p' pg_test/sql/audit_fuzz.sql)
+if grep -q '^ANALYZE fuzz\.values_all;$' <<< "$fuzz_sql"; then
+  "$PGBIN/createdb" fuzz
+  psql -d fuzz -q -c "CREATE EXTENSION pgstattuple" -f - <<< "$fuzz_sql" >/dev/null || not_ok "the fuzz tables of pg_test/sql/audit_fuzz.sql"
+  want=$(psql -d fuzz -c "SELECT count(*) FROM keybench.audit_keys('fuzz')")
+  got=$(PGUSER=auditor plain_keys fuzz fuzz table_name finding)
+  check "over the fuzz tables of pg_test/sql/audit_fuzz.sql it ends, with a row for each of their $want keys" \
+    "$want" "$(grep -c . <<< "$got")"
+  check "... every one audited (none 'not audited')" "" "$(grep '|not audited$' <<< "$got")"
+  check "... and no internal error (XX000)" "" "$(grep -h 'XX000' "$KB_ROOT/target/logs/audit-plain-stderr.log")"
+  check "... the same keys as keybench_audit, with the same findings" \
+    "$(psql -d fuzz -c "SELECT table_name || '|' || finding FROM keybench_audit('fuzz') ORDER BY 1")" "$(sort <<< "$got")"
+else
+  not_ok "pg_test/sql/audit_fuzz.sql has no line 'ANALYZE fuzz.values_all;' to end its tables at"
+fi
+
+# Keys that cannot be read; each audit ends, with the failure in that key's row and the other keys
+# audited. The database: a table in a schema the auditing role may not use (its values cannot be
+# read), a key to break, and a sound one.
+"$PGBIN/createdb" broken
+psql -d broken -q -c "CREATE EXTENSION pgstattuple" -c "CREATE EXTENSION keybench" -c "CREATE SCHEMA hidden" \
+  -c "CREATE TABLE hidden.walled (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), pad text)" \
+  -c "CREATE TABLE torn (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), pad text)" \
+  -c "CREATE TABLE sound (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pad text)" \
+  -c "INSERT INTO hidden.walled (pad) SELECT 'x' FROM generate_series(1, 2000)" \
+  -c "INSERT INTO torn (pad) SELECT 'x' FROM generate_series(1, 2000)" \
+  -c "INSERT INTO sound (pad) SELECT 'x' FROM generate_series(1, 2000)" -c "ANALYZE" \
+  -c "CREATE ROLE narrow LOGIN IN ROLE pg_monitor" -c "GRANT SELECT ON hidden.walled, torn, sound TO narrow" >/dev/null \
+  || not_ok "the database with keys that cannot be read"
+findings() { psql -d broken -c "SELECT table_name || '|' || finding FROM keybench_audit() ORDER BY 1"; }
+audited=$(findings)
+# A permission: SELECT on hidden.walled but no USAGE on its schema, so its value sample fails (42501).
+got=$(PGUSER=narrow plain_keys broken '' table_name finding key_kind insert_order sources)
+like "a table whose schema the role may not use: the script ends, that key's values not read, with the SQLSTATE and message" \
+  "^walled\|[^|]*\|[^|]*\|unknown\|.*values not read: permission denied for schema hidden \(SQLSTATE 42501\)" "$got"
+check "... the same findings, kinds and order as keybench_audit's, key by key, as that role" \
+  "$(PGUSER=narrow psql -d broken -c "SELECT table_name || '|' || finding || '|' || key_kind || '|' || insert_order FROM keybench_audit() ORDER BY 1")" \
+  "$(cut -d'|' -f1-4 <<< "$got" | sort)"
+like "... (keybench_audit says the same of that key)" "^walled\|.*values not read: permission denied for schema hidden" \
+  "$(PGUSER=narrow psql -d broken -c "SELECT table_name || '|' || sources FROM keybench_audit() WHERE table_name = 'walled'")"
+# An index page that fails the server's page check (data corruption, XX001): block 1 of torn's
+# index, its leftmost leaf (the index grew from one leaf at block 1; the sample's highest key is in
+# its rightmost leaf), overwritten while the server is stopped, so that every read of it is from disk.
+dir="$KB_ROOT/target/clusters/$name"
+file=$(psql -d broken -c "SELECT pg_relation_filepath('torn_pkey')")
+leaves=$(psql -d broken -c "SELECT leaf_pages FROM pgstatindex('torn_pkey')")
+as_pg "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+head -c 8192 /dev/zero | tr '\0' '\377' | dd of="$dir/data/$file" bs=8192 seek=1 conv=notrunc status=none
+pg_ctl_start "$name" "$PGBIN" "$dir" "-c port=$PGPORT -c listen_addresses='' -c unix_socket_directories='$dir/sock' -c fsync=off -c keybench.progress_interval=0" \
+  || { not_ok "the restart after breaking torn_pkey"; exit 1; }
+check "(torn_pkey has more than 2 leaves, so its leftmost is not its rightmost: $leaves)" t "$([ "$leaves" -gt 2 ] && echo t)"
+like "(pgstatindex on it fails: XX001)" "XX001: invalid page in block 1 of relation" \
+  "$(psql -d broken -v VERBOSITY=verbose -c "SELECT * FROM pgstatindex('torn_pkey')" 2>&1)"
+got=$(plain_keys broken '' table_name finding sources)
+like "an index page that fails the page check: the script ends, its key 'not audited' with the SQLSTATE and message" \
+  "^torn\|not audited\|not audited: invalid page in block 1 of relation .* \(SQLSTATE XX001\)" "$got"
+check "... and the other keys audited" "$(grep -v '^torn|' <<< "$audited")" "$(grep -v '^torn|' <<< "$got" | cut -d'|' -f1-2 | sort)"
+# The extension's own per-key containment (src/inspect/audit.rs, not_audited): its density scan of
+# the index fails on that page.
+got=$(psql -d broken -c "SELECT table_name || '|' || finding || '|' || kind_basis || '|' || sources FROM keybench_audit() ORDER BY 1")
+like "keybench_audit: that key's row is 'not audited', with the error in sources" \
+  "^torn\|not audited\|not audited\|not audited: invalid page in block 1 of relation" "$got"
+check "... and the other keys audited" "$(grep -v '^torn|' <<< "$audited")" "$(grep -v '^torn|' <<< "$got" | cut -d'|' -f1-2)"
 exit $failed
