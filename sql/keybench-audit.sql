@@ -1786,7 +1786,9 @@ BEGIN
       END IF;
       -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
       -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
-      d := NULL;
+      -- (A record is assigned a row, not NULL, so that its fields read NULL where no density was.)
+      SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
+             NULL::text AS note INTO d;
       measured := false;
       IF k.readable AND k.index_bytes <= density_size_limit THEN
         SELECT * INTO d FROM pg_temp.audit_density(k.index_oid::regclass);

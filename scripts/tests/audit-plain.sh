@@ -116,6 +116,12 @@ check "... the same findings, kinds and order as keybench_audit's, key by key, a
   "$(cut -d'|' -f1-4 <<< "$got" | sort)"
 like "... (keybench_audit says the same of that key)" "^walled\|.*values not read: permission denied for schema hidden" \
   "$(PGUSER=narrow psql -d broken -c "SELECT table_name || '|' || sources FROM keybench_audit() WHERE table_name = 'walled'")"
+# A role granted nothing: it may read no index's pages and no table's values.
+psql -d broken -q -c "CREATE ROLE nothing LOGIN" >/dev/null
+got=$(PGUSER=nothing plain_keys broken '' table_name finding key_kind insert_order)
+check "as a role granted nothing, the script ends with keybench_audit's findings, kinds and order for every key" \
+  "$(PGUSER=nothing psql -d broken -c "SELECT table_name || '|' || finding || '|' || key_kind || '|' || insert_order FROM keybench_audit() ORDER BY 1")" \
+  "$(sort <<< "$got")"
 # An index page that fails the server's page check (data corruption, XX001): block 1 of torn's
 # index, its leftmost leaf (the index grew from one leaf at block 1; the sample's highest key is in
 # its rightmost leaf), overwritten while the server is stopped, so that every read of it is from disk.
