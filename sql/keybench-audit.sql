@@ -114,7 +114,10 @@ WITH k AS (SELECT * FROM (SELECT n.nspname::text, t.relname::text, ic.relname::t
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
        a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       -- With a relation, pg_get_expr locks it (ACCESS SHARE): a table that DDL holds would stop
+       -- the whole audit here. Only a generated column's expression refers to columns.
+       coalesce(a1.attidentity::text, ''),
+       pg_get_expr(d.adbin, CASE WHEN a1.attgenerated <> '' THEN d.adrelid ELSE 0 END),
        CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
        pg_relation_size(ic.oid),
        has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
@@ -691,7 +694,10 @@ SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
        a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       -- With a relation, pg_get_expr locks it (ACCESS SHARE): a table that DDL holds would stop
+       -- the whole audit here. Only a generated column's expression refers to columns.
+       coalesce(a1.attidentity::text, ''),
+       pg_get_expr(d.adbin, CASE WHEN a1.attgenerated <> '' THEN d.adrelid ELSE 0 END),
        CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
        pg_relation_size(ic.oid),
        has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
@@ -1884,6 +1890,11 @@ $$;
 
 \echo keybench-audit.sql: the keys
 SELECT * FROM pg_temp.audit_plain(nullif(:'schema', ''), :sample_pages, :density_size_limit);
+-- The tables after the keys each go on where one fails (an index or a table that cannot be read:
+-- a page that fails its check, a lock wait cut short by lock_timeout), as the keys do: psql rolls
+-- the statement back to a savepoint, says why, and the file goes on to the next.
+\set ON_ERROR_STOP off
+\set ON_ERROR_ROLLBACK on
 \echo keybench-audit.sql: the foreign keys onto them
 SELECT x.key_schema, x.key_table, x.key_index, x.key_column, x.key_type, x.child_schema, x.child_table,
        x."constraint" AS constraint_name, x.child_columns, x.child_type, x.child_index, x.child_index_bytes,
@@ -1892,6 +1903,9 @@ FROM pg_temp.audit_references(nullif(:'schema', '')) x
 LEFT JOIN LATERAL (SELECT * FROM pg_temp.audit_density(x.child_index_oid)
                    WHERE x.child_index_bytes <= :density_size_limit
                      AND (has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'))) d ON true;
+\if :ERROR
+\echo keybench-audit.sql: the foreign keys onto them were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\endif
 \echo keybench-audit.sql: integer keys, sequences and foreign keys that can run out
 SELECT x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value, x.limit_basis,
        x.current_value, x.used_pct, x.values_left, NULL::float8 AS per_day,
@@ -1903,6 +1917,11 @@ FROM pg_temp.audit_capacity(nullif(:'schema', '')) x,
                                   x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
                                   x.current_basis, NULL) j
 ORDER BY j.finding = 'ok', x.used_pct DESC NULLS LAST, x.table_name, x.attnum;
+\if :ERROR
+\echo keybench-audit.sql: the keys that run out were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\endif
+\set ON_ERROR_ROLLBACK off
+\set ON_ERROR_STOP on
 \echo keybench-audit.sql: the columns it leaves NULL, and why
 SELECT * FROM pg_temp.audit_unfilled();
 ROLLBACK;
