@@ -4,7 +4,7 @@
 -- query: the keys and the foreign keys onto them are sql/audit.sql's own catalog queries
 -- (keybench.audit_keys' and keybench.audit_references' bodies, @KEYS@ and @REFERENCES@), and the
 -- leaf density is pgstattuple's pgstatindex, as on the primary. What needs the value sample (the
--- kind, the order, the finding) is NULL, named in the third table with the reason. Not part of the
+-- kind, the order, the finding) is NULL, named in the last table with the reason. Not part of the
 -- extension.
 
 -- pgstatindex where pgstattuple is installed and the role may run it, for indexes up to
@@ -66,7 +66,7 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        r.referenced_by, r.unindexed_references, r.child_index_bytes,
        @NULLS_REST@,
        concat_ws('; ', d.note, ds.note,
-                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
+                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the last table)')
          AS sources,
        cap.used_pct, NULL::float8 AS days_left
 FROM k CROSS JOIN sb

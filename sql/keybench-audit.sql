@@ -384,7 +384,7 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        NULL::float8 AS days_to_ram,
        NULL::float8 AS io_cost_per_month,
        concat_ws('; ', d.note, ds.note,
-                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
+                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the last table)')
          AS sources,
        cap.used_pct, NULL::float8 AS days_left
 FROM k CROSS JOIN sb
