@@ -35,20 +35,24 @@ SELECT pg_is_in_recovery() AS keybench_standby \gset
 \if :keybench_standby
 -- ---- from sql/audit-standby.sql ----
 -- pgstatindex where pgstattuple is installed and the role may run it, for indexes up to
--- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable) that psql
+-- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable, unlogged) that psql
 -- puts in the queries below, or NULLs and why.
 SELECT CASE
   WHEN s IS NULL THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
                      'pgstattuple is not installed in this database (CREATE EXTENSION pgstattuple on the primary gives the density)'::text AS note
-              WHERE k.readable AND k.index_bytes <= %s$q$, :density_size_limit)
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$, :density_size_limit)
   WHEN NOT has_function_privilege(s || '.pgstatindex(regclass)', 'EXECUTE') THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-                     %L::text AS note WHERE k.readable AND k.index_bytes <= %s$q$,
+                     %L::text AS note WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$,
            format('the role may not run %s.pgstatindex (GRANT pg_stat_scan_tables, or pg_monitor)', s), :density_size_limit)
   ELSE
+    -- (The condition is also pgstatindex's argument, NULL where it fails: the function is strict,
+    -- so it is not called, where the planner, pulling this subquery up into the join, would call
+    -- it before the WHERE.)
     format($q$SELECT d.leaf_pages, d.avg_leaf_density, d.leaf_fragmentation, 'leaf density: pgstattuple''s pgstatindex'::text AS note
-              FROM %s.pgstatindex(k.index_oid::regclass) d WHERE k.readable AND k.index_bytes <= %s$q$,
+              FROM %1$s.pgstatindex(CASE WHEN k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s THEN k.index_oid::regclass END) d
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s$q$,
            s, :density_size_limit)
   END AS keybench_density
 FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -104,7 +108,9 @@ FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespac
               WHERE e.extname = 'pageinspect') AS s) p \gset
 
 \echo keybench-audit.sql: the keys
-WITH k AS (SELECT * FROM (SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
+-- (An unlogged index has no pages on a standby, only its init fork: its density is not read.)
+WITH k AS (SELECT k.*, (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = k.index_oid) AS unlogged
+           FROM (SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
        CASE WHEN i.indisprimary THEN 'primary key'
             WHEN con.contype = 'u' THEN 'unique constraint' ELSE 'unique index' END,
        i.indnkeyatts::int,
@@ -384,6 +390,7 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        NULL::float8 AS days_to_ram,
        NULL::float8 AS io_cost_per_month,
        concat_ws('; ', d.note, ds.note,
+                 CASE WHEN k.unlogged THEN 'leaf density not read: an unlogged index has no pages on a standby' END,
                  'on a standby: the values are not read (the kind, the order and the finding are NULL: see the last table)')
          AS sources,
        cap.used_pct, NULL::float8 AS days_left
@@ -391,7 +398,7 @@ FROM k CROSS JOIN sb
 LEFT JOIN cap ON k.columns = 1 AND cap.table_oid = k.table_oid AND cap.attnum = k.attnum
 LEFT JOIN LATERAL (:keybench_density) d ON true
 LEFT JOIN LATERAL (SELECT * FROM (:keybench_sampled) s(leaf_pages, avg_leaf_density, leaf_fragmentation, note)
-                   WHERE k.readable AND d.avg_leaf_density IS NULL) ds ON true
+                   WHERE k.readable AND NOT k.unlogged AND d.avg_leaf_density IS NULL) ds ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS referenced_by,
                           count(*) FILTER (WHERE x.child_index_oid IS NULL)::int AS unindexed_references,
                           coalesce(sum(x.child_index_bytes), 0)::bigint AS child_index_bytes
@@ -437,7 +444,8 @@ WHERE c.contype = 'f'
   AND (nullif(:'schema', '') IS NULL OR kn.nspname = nullif(:'schema', ''))
 ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname) x(key_schema, key_table, key_index, key_index_oid, key_column, key_type, child_schema, child_table, child_oid, "constraint", child_columns, child_type, child_index, child_index_oid, child_index_bytes, finding)
 LEFT JOIN LATERAL (SELECT x.child_index_oid AS index_oid, x.child_index_bytes AS index_bytes,
-                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable
+                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable,
+                          (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = x.child_index_oid) AS unlogged
                    WHERE x.child_index_oid IS NOT NULL) k ON true
 LEFT JOIN LATERAL (:keybench_density) d ON k.index_oid IS NOT NULL;
 
