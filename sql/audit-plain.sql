@@ -112,6 +112,13 @@ END $$;
 -- (pgstatindex, for indexes up to density_size_limit bytes, as keybench_audit measures them), the
 -- foreign keys onto it, and the finding. What needs keybench's library is NULL: the verdict's
 -- sentences, and everything a sample window measures (see keybench.audit_unfilled).
+-- Each key is read in a subtransaction of its own (a BEGIN ... EXCEPTION block), as keybench_audit
+-- reads each key: an error in one key's values (a permission, a value the reading cannot take)
+-- leaves its kind to the default, with the error in sources; an error in its other steps (its
+-- density, say, from a page that fails the server's check) is that key's row, finding `not
+-- audited`, with the error's message and SQLSTATE in sources; the next key is read either way. A
+-- cancel (statement_timeout, or the user's) is not such an error: it ends the audit, as it ends
+-- keybench_audit.
 CREATE FUNCTION keybench.audit_plain(schema_name text, sample_pages int, density_size_limit bigint)
 RETURNS SETOF keybench.audit
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
@@ -126,85 +133,134 @@ DECLARE
   measured boolean;
   caps jsonb;
   cap jsonb;
+  general text[] := '{}';
+  err_state text;
+  err_message text;
+  values_error text;
+  classified boolean;
 BEGIN
-  -- Keys that run out, read once (without a rate: this file keeps no readings).
-  SELECT jsonb_object_agg(x.table_oid || '.' || x.attnum, jsonb_build_object('used_pct', x.used_pct, 'finding', j.finding))
-    INTO caps
-    FROM keybench.audit_capacity(schema_name) x,
-         keybench.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
-                                       x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
-                                       x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
-                                       x.current_basis, NULL) j;
+  -- Keys that run out, read once (without a rate: this file keeps no readings); where that read
+  -- fails, every key's sources say why, and the keys are audited without it.
+  BEGIN
+    SELECT jsonb_object_agg(x.table_oid || '.' || x.attnum, jsonb_build_object('used_pct', x.used_pct, 'finding', j.finding))
+      INTO caps
+      FROM keybench.audit_capacity(schema_name) x,
+           keybench.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
+                                         x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
+                                         x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
+                                         x.current_basis, NULL) j;
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+    general := ARRAY[format('keys that run out: not read: %s (SQLSTATE %s)', err_message, err_state)];
+  END;
   FOR k IN SELECT * FROM keybench.audit_keys(schema_name) LOOP
     r := NULL;
-    notes := '{}';
-    vals := NULL;
-    IF k.selectable AND k.columns = 1 AND NOT k.is_expression THEN
-      vals := keybench.audit_values(k.table_oid::regclass, k."column", sample_pages);
-    END IF;
-    SELECT * INTO c FROM keybench.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
-    -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
-    -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
-    d := NULL;
-    measured := false;
-    IF k.readable AND k.index_bytes <= density_size_limit THEN
-      SELECT * INTO d FROM keybench.audit_density(k.index_oid::regclass);
-      notes := notes || d.note;
-      measured := d.avg_leaf_density IS NOT NULL;
-    END IF;
-    IF k.readable AND NOT measured THEN
-      SELECT * INTO d FROM keybench.audit_density_sampled(k.index_oid::regclass, 2000);
-      notes := notes || d.note;
-    END IF;
-    IF NOT k.readable THEN
-      -- Neither SELECT on the table nor pg_stat_scan_tables: no density, and why (as keybench_audit).
+    notes := general;
+    BEGIN
+      -- The values read and classified in a subtransaction of their own, as keybench_audit reads
+      -- them: where they cannot be (a permission, a value the reading cannot take), the kind is
+      -- the default's, and sources say why.
+      vals := NULL;
+      classified := false;
+      values_error := NULL;
+      IF k.selectable AND k.columns = 1 AND NOT k.is_expression THEN
+        BEGIN
+          vals := keybench.audit_values(k.table_oid::regclass, k."column", sample_pages);
+          SELECT * INTO c FROM keybench.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
+          classified := true;
+        EXCEPTION WHEN OTHERS THEN
+          GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+          vals := NULL;
+          values_error := format('values not read: %s (SQLSTATE %s) (the kind is the default''s; order unknown)',
+                                 err_message, err_state);
+        END;
+      END IF;
+      IF NOT classified THEN
+        SELECT * INTO c FROM keybench.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, NULL);
+      END IF;
+      -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
+      -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
+      -- (A record is assigned a row, not NULL, so that its fields read NULL where no density was.)
       SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-             'leaf density not measured: the role may not read the index (GRANT SELECT on its table, or pg_stat_scan_tables, which pg_monitor includes)'::text AS note
-        INTO d;
-      notes := notes || d.note;
-    END IF;
-    r.schema_name := k.schema;
-    r.table_name := k."table";
-    r.index_name := k.index;
-    r.constraint_kind := k."constraint";
-    r.key_columns := k.key_columns;
-    r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
-                                       WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
-    r.key_kind := CASE WHEN c.kind IN ('identity', 'sequence') THEN k.type_name || ' ' ELSE '' END || c.kind;
-    r.kind_basis := c.basis;
-    r.key_form := c.key_form;
-    r.key_bytes := c.key_bytes;
-    r.value_kinds := c.value_kinds;
-    r.switched_at := c.switched_at;
-    r.insert_order := c.insert_order;
-    r.newest_rank := c.newest_rank;
-    r.row_estimate := k."rows";
-    r.index_bytes := k.index_bytes;
-    r.share_of_shared_buffers := k.index_bytes::float8 / sb;
-    r.leaf_pages := d.leaf_pages;
-    r.avg_leaf_density := nullif(d.avg_leaf_density, 'NaN');
-    r.leaf_fragmentation := nullif(d.leaf_fragmentation, 'NaN');
-    r.bytes_per_key := CASE WHEN k."rows" > 0 THEN k.index_bytes::float8 / k."rows" END;
-    r.projected_rows_at_shared_buffers := CASE WHEN k."rows" > 0 AND k.index_bytes > 0 THEN (sb / (k.index_bytes::float8 / k."rows"))::bigint END;
-    SELECT count(*), count(*) FILTER (WHERE x.child_index_oid IS NULL), coalesce(sum(x.child_index_bytes), 0)
-      INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
-      FROM keybench.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
-    r.finding := keybench.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                        nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
-    -- A key that runs out outranks every other finding (as keybench_audit's).
-    cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
-    r.used_pct := (cap ->> 'used_pct')::float8;
-    IF cap ->> 'finding' IN ('runs out', 'wraps onto used keys') THEN
-      r.finding := 'key runs out';
-    END IF;
-    IF cap IS NOT NULL THEN
-      notes := notes || format('keys that run out: %s (no rate: this file keeps no readings; the fourth table has the figures)', cap ->> 'finding');
-    END IF;
-    r.sources := array_to_string(notes || ('key kind: ' || c.basis)
-                                 || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
-                                 || CASE WHEN vals IS NULL AND NOT k.selectable
-                                         THEN ARRAY['values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)']
-                                         ELSE '{}' END, '; ');
+             NULL::text AS note INTO d;
+      measured := false;
+      IF k.readable AND k.index_bytes <= density_size_limit THEN
+        SELECT * INTO d FROM keybench.audit_density(k.index_oid::regclass);
+        notes := notes || d.note;
+        measured := d.avg_leaf_density IS NOT NULL;
+      END IF;
+      IF k.readable AND NOT measured THEN
+        SELECT * INTO d FROM keybench.audit_density_sampled(k.index_oid::regclass, 2000);
+        notes := notes || d.note;
+      END IF;
+      IF NOT k.readable THEN
+        -- Neither SELECT on the table nor pg_stat_scan_tables: no density, and why (as keybench_audit).
+        notes := notes || 'leaf density not measured: the role may not read the index (GRANT SELECT on its table, or pg_stat_scan_tables, which pg_monitor includes)'::text;
+      END IF;
+      r.schema_name := k.schema;
+      r.table_name := k."table";
+      r.index_name := k.index;
+      r.constraint_kind := k."constraint";
+      r.key_columns := k.key_columns;
+      r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
+                                         WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
+      r.key_kind := CASE WHEN c.kind IN ('identity', 'sequence') THEN k.type_name || ' ' ELSE '' END || c.kind;
+      r.kind_basis := c.basis;
+      r.key_form := c.key_form;
+      r.key_bytes := c.key_bytes;
+      r.value_kinds := c.value_kinds;
+      r.switched_at := c.switched_at;
+      r.insert_order := c.insert_order;
+      r.newest_rank := c.newest_rank;
+      r.row_estimate := k."rows";
+      r.index_bytes := k.index_bytes;
+      r.share_of_shared_buffers := k.index_bytes::float8 / sb;
+      r.leaf_pages := d.leaf_pages;
+      r.avg_leaf_density := nullif(d.avg_leaf_density, 'NaN');
+      r.leaf_fragmentation := nullif(d.leaf_fragmentation, 'NaN');
+      r.bytes_per_key := CASE WHEN k."rows" > 0 THEN k.index_bytes::float8 / k."rows" END;
+      r.projected_rows_at_shared_buffers := CASE WHEN k."rows" > 0 AND k.index_bytes > 0 THEN (sb / (k.index_bytes::float8 / k."rows"))::bigint END;
+      SELECT count(*), count(*) FILTER (WHERE x.child_index_oid IS NULL), coalesce(sum(x.child_index_bytes), 0)
+        INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
+        FROM keybench.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
+      r.finding := keybench.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
+                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
+      -- A key that runs out outranks every other finding (as keybench_audit's).
+      cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
+      r.used_pct := (cap ->> 'used_pct')::float8;
+      IF cap ->> 'finding' IN ('runs out', 'wraps onto used keys') THEN
+        r.finding := 'key runs out';
+      END IF;
+      IF cap IS NOT NULL THEN
+        notes := notes || format('keys that run out: %s (no rate: this file keeps no readings; the fourth table has the figures)', cap ->> 'finding');
+      END IF;
+      r.sources := array_to_string(notes || ('key kind: ' || c.basis)
+                                   || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
+                                   || CASE WHEN values_error IS NOT NULL THEN ARRAY[values_error]
+                                           WHEN vals IS NULL AND NOT k.selectable
+                                           THEN ARRAY['values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)']
+                                           ELSE '{}' END, '; ');
+    EXCEPTION WHEN OTHERS THEN
+      -- The key's catalog facts, and the error that stopped its audit (keybench_audit's
+      -- not_audited row in src/inspect/audit.rs).
+      GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+      r := NULL;
+      r.schema_name := k.schema;
+      r.table_name := k."table";
+      r.index_name := k.index;
+      r.constraint_kind := k."constraint";
+      r.key_columns := k.key_columns;
+      r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
+                                         WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
+      r.key_kind := 'application-supplied';
+      r.kind_basis := 'not audited';
+      r.insert_order := 'unknown';
+      r.row_estimate := k."rows";
+      r.index_bytes := k.index_bytes;
+      r.share_of_shared_buffers := k.index_bytes::float8 / sb;
+      r.finding := 'not audited';
+      r.sources := format('not audited: %s (SQLSTATE %s); the other keys are audited', err_message, err_state);
+    END;
     RETURN NEXT r;
   END LOOP;
 END $$;

@@ -4,24 +4,28 @@
 -- query: the keys and the foreign keys onto them are sql/audit.sql's own catalog queries
 -- (keybench.audit_keys' and keybench.audit_references' bodies, @KEYS@ and @REFERENCES@), and the
 -- leaf density is pgstattuple's pgstatindex, as on the primary. What needs the value sample (the
--- kind, the order, the finding) is NULL, named in the third table with the reason. Not part of the
+-- kind, the order, the finding) is NULL, named in the last table with the reason. Not part of the
 -- extension.
 
 -- pgstatindex where pgstattuple is installed and the role may run it, for indexes up to
--- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable) that psql
+-- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable, unlogged) that psql
 -- puts in the queries below, or NULLs and why.
 SELECT CASE
   WHEN s IS NULL THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
                      'pgstattuple is not installed in this database (CREATE EXTENSION pgstattuple on the primary gives the density)'::text AS note
-              WHERE k.readable AND k.index_bytes <= %s$q$, :density_size_limit)
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$, :density_size_limit)
   WHEN NOT has_function_privilege(s || '.pgstatindex(regclass)', 'EXECUTE') THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-                     %L::text AS note WHERE k.readable AND k.index_bytes <= %s$q$,
+                     %L::text AS note WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$,
            format('the role may not run %s.pgstatindex (GRANT pg_stat_scan_tables, or pg_monitor)', s), :density_size_limit)
   ELSE
+    -- (The condition is also pgstatindex's argument, NULL where it fails: the function is strict,
+    -- so it is not called, where the planner, pulling this subquery up into the join, would call
+    -- it before the WHERE.)
     format($q$SELECT d.leaf_pages, d.avg_leaf_density, d.leaf_fragmentation, 'leaf density: pgstattuple''s pgstatindex'::text AS note
-              FROM %s.pgstatindex(k.index_oid::regclass) d WHERE k.readable AND k.index_bytes <= %s$q$,
+              FROM %1$s.pgstatindex(CASE WHEN k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s THEN k.index_oid::regclass END) d
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s$q$,
            s, :density_size_limit)
   END AS keybench_density
 FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -47,7 +51,9 @@ FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespac
               WHERE e.extname = 'pageinspect') AS s) p \gset
 
 \echo keybench-audit.sql: the keys
-WITH k AS (SELECT * FROM (@KEYS@) k(@KEYS_COLUMNS@)),
+-- (An unlogged index has no pages on a standby, only its init fork: its density is not read.)
+WITH k AS (SELECT k.*, (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = k.index_oid) AS unlogged
+           FROM (@KEYS@) k(@KEYS_COLUMNS@)),
 x AS (SELECT * FROM (@REFERENCES@) x(@REFERENCES_COLUMNS@)),
 cap AS (SELECT * FROM (@CAPACITY@) cap(@CAPACITY_COLUMNS@)),
 sb AS (SELECT setting::bigint * current_setting('block_size')::bigint AS b FROM pg_settings WHERE name = 'shared_buffers')
@@ -66,14 +72,15 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        r.referenced_by, r.unindexed_references, r.child_index_bytes,
        @NULLS_REST@,
        concat_ws('; ', d.note, ds.note,
-                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
+                 CASE WHEN k.unlogged THEN 'leaf density not read: an unlogged index has no pages on a standby' END,
+                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the last table)')
          AS sources,
        cap.used_pct, NULL::float8 AS days_left
 FROM k CROSS JOIN sb
 LEFT JOIN cap ON k.columns = 1 AND cap.table_oid = k.table_oid AND cap.attnum = k.attnum
 LEFT JOIN LATERAL (:keybench_density) d ON true
 LEFT JOIN LATERAL (SELECT * FROM (:keybench_sampled) s(leaf_pages, avg_leaf_density, leaf_fragmentation, note)
-                   WHERE k.readable AND d.avg_leaf_density IS NULL) ds ON true
+                   WHERE k.readable AND NOT k.unlogged AND d.avg_leaf_density IS NULL) ds ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS referenced_by,
                           count(*) FILTER (WHERE x.child_index_oid IS NULL)::int AS unindexed_references,
                           coalesce(sum(x.child_index_bytes), 0)::bigint AS child_index_bytes
@@ -86,7 +93,8 @@ SELECT x.key_schema, x.key_table, x.key_index, x.key_column, x.key_type, x.child
        d.avg_leaf_density AS child_avg_leaf_density, d.leaf_fragmentation AS child_leaf_fragmentation, x.finding
 FROM (@REFERENCES@) x(@REFERENCES_COLUMNS@)
 LEFT JOIN LATERAL (SELECT x.child_index_oid AS index_oid, x.child_index_bytes AS index_bytes,
-                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable
+                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable,
+                          (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = x.child_index_oid) AS unlogged
                    WHERE x.child_index_oid IS NOT NULL) k ON true
 LEFT JOIN LATERAL (:keybench_density) d ON k.index_oid IS NOT NULL;
 

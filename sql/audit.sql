@@ -55,7 +55,10 @@ SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
        a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       -- With a relation, pg_get_expr locks it (ACCESS SHARE): a table that DDL holds would stop
+       -- the whole audit here. Only a generated column's expression refers to columns.
+       coalesce(a1.attidentity::text, ''),
+       pg_get_expr(d.adbin, CASE WHEN a1.attgenerated <> '' THEN d.adrelid ELSE 0 END),
        CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
        pg_relation_size(ic.oid),
        has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),

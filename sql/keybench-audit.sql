@@ -35,20 +35,24 @@ SELECT pg_is_in_recovery() AS keybench_standby \gset
 \if :keybench_standby
 -- ---- from sql/audit-standby.sql ----
 -- pgstatindex where pgstattuple is installed and the role may run it, for indexes up to
--- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable) that psql
+-- density_size_limit: a LATERAL subquery over `k` (index_oid, index_bytes, readable, unlogged) that psql
 -- puts in the queries below, or NULLs and why.
 SELECT CASE
   WHEN s IS NULL THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
                      'pgstattuple is not installed in this database (CREATE EXTENSION pgstattuple on the primary gives the density)'::text AS note
-              WHERE k.readable AND k.index_bytes <= %s$q$, :density_size_limit)
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$, :density_size_limit)
   WHEN NOT has_function_privilege(s || '.pgstatindex(regclass)', 'EXECUTE') THEN
     format($q$SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-                     %L::text AS note WHERE k.readable AND k.index_bytes <= %s$q$,
+                     %L::text AS note WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %s$q$,
            format('the role may not run %s.pgstatindex (GRANT pg_stat_scan_tables, or pg_monitor)', s), :density_size_limit)
   ELSE
+    -- (The condition is also pgstatindex's argument, NULL where it fails: the function is strict,
+    -- so it is not called, where the planner, pulling this subquery up into the join, would call
+    -- it before the WHERE.)
     format($q$SELECT d.leaf_pages, d.avg_leaf_density, d.leaf_fragmentation, 'leaf density: pgstattuple''s pgstatindex'::text AS note
-              FROM %s.pgstatindex(k.index_oid::regclass) d WHERE k.readable AND k.index_bytes <= %s$q$,
+              FROM %1$s.pgstatindex(CASE WHEN k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s THEN k.index_oid::regclass END) d
+              WHERE k.readable AND NOT k.unlogged AND k.index_bytes <= %2$s$q$,
            s, :density_size_limit)
   END AS keybench_density
 FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -104,7 +108,9 @@ FROM (SELECT (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespac
               WHERE e.extname = 'pageinspect') AS s) p \gset
 
 \echo keybench-audit.sql: the keys
-WITH k AS (SELECT * FROM (SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
+-- (An unlogged index has no pages on a standby, only its init fork: its density is not read.)
+WITH k AS (SELECT k.*, (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = k.index_oid) AS unlogged
+           FROM (SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
        CASE WHEN i.indisprimary THEN 'primary key'
             WHEN con.contype = 'u' THEN 'unique constraint' ELSE 'unique index' END,
        i.indnkeyatts::int,
@@ -114,7 +120,10 @@ WITH k AS (SELECT * FROM (SELECT n.nspname::text, t.relname::text, ic.relname::t
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
        a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       -- With a relation, pg_get_expr locks it (ACCESS SHARE): a table that DDL holds would stop
+       -- the whole audit here. Only a generated column's expression refers to columns.
+       coalesce(a1.attidentity::text, ''),
+       pg_get_expr(d.adbin, CASE WHEN a1.attgenerated <> '' THEN d.adrelid ELSE 0 END),
        CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
        pg_relation_size(ic.oid),
        has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
@@ -381,14 +390,15 @@ SELECT k.schema AS schema_name, k."table" AS table_name, k.index AS index_name,
        NULL::float8 AS days_to_ram,
        NULL::float8 AS io_cost_per_month,
        concat_ws('; ', d.note, ds.note,
-                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the third table)')
+                 CASE WHEN k.unlogged THEN 'leaf density not read: an unlogged index has no pages on a standby' END,
+                 'on a standby: the values are not read (the kind, the order and the finding are NULL: see the last table)')
          AS sources,
        cap.used_pct, NULL::float8 AS days_left
 FROM k CROSS JOIN sb
 LEFT JOIN cap ON k.columns = 1 AND cap.table_oid = k.table_oid AND cap.attnum = k.attnum
 LEFT JOIN LATERAL (:keybench_density) d ON true
 LEFT JOIN LATERAL (SELECT * FROM (:keybench_sampled) s(leaf_pages, avg_leaf_density, leaf_fragmentation, note)
-                   WHERE k.readable AND d.avg_leaf_density IS NULL) ds ON true
+                   WHERE k.readable AND NOT k.unlogged AND d.avg_leaf_density IS NULL) ds ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS referenced_by,
                           count(*) FILTER (WHERE x.child_index_oid IS NULL)::int AS unindexed_references,
                           coalesce(sum(x.child_index_bytes), 0)::bigint AS child_index_bytes
@@ -434,7 +444,8 @@ WHERE c.contype = 'f'
   AND (nullif(:'schema', '') IS NULL OR kn.nspname = nullif(:'schema', ''))
 ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname) x(key_schema, key_table, key_index, key_index_oid, key_column, key_type, child_schema, child_table, child_oid, "constraint", child_columns, child_type, child_index, child_index_oid, child_index_bytes, finding)
 LEFT JOIN LATERAL (SELECT x.child_index_oid AS index_oid, x.child_index_bytes AS index_bytes,
-                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable
+                          has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE') AS readable,
+                          (SELECT c.relpersistence = 'u' FROM pg_class c WHERE c.oid = x.child_index_oid) AS unlogged
                    WHERE x.child_index_oid IS NOT NULL) k ON true
 LEFT JOIN LATERAL (:keybench_density) d ON k.index_oid IS NOT NULL;
 
@@ -691,7 +702,10 @@ SELECT n.nspname::text, t.relname::text, ic.relname::text, ic.oid,
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), ''),
        a1.attname::text, coalesce(format_type(a1.atttypid, a1.atttypmod), ''),
-       coalesce(a1.attidentity::text, ''), pg_get_expr(d.adbin, d.adrelid),
+       -- With a relation, pg_get_expr locks it (ACCESS SHARE): a table that DDL holds would stop
+       -- the whole audit here. Only a generated column's expression refers to columns.
+       coalesce(a1.attidentity::text, ''),
+       pg_get_expr(d.adbin, CASE WHEN a1.attgenerated <> '' THEN d.adrelid ELSE 0 END),
        CASE WHEN t.reltuples >= 0 THEN t.reltuples::bigint END,
        pg_relation_size(ic.oid),
        has_table_privilege(t.oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'),
@@ -1718,6 +1732,13 @@ END $$;
 -- (pgstatindex, for indexes up to density_size_limit bytes, as keybench_audit measures them), the
 -- foreign keys onto it, and the finding. What needs keybench's library is NULL: the verdict's
 -- sentences, and everything a sample window measures (see pg_temp.audit_unfilled).
+-- Each key is read in a subtransaction of its own (a BEGIN ... EXCEPTION block), as keybench_audit
+-- reads each key: an error in one key's values (a permission, a value the reading cannot take)
+-- leaves its kind to the default, with the error in sources; an error in its other steps (its
+-- density, say, from a page that fails the server's check) is that key's row, finding `not
+-- audited`, with the error's message and SQLSTATE in sources; the next key is read either way. A
+-- cancel (statement_timeout, or the user's) is not such an error: it ends the audit, as it ends
+-- keybench_audit.
 CREATE FUNCTION pg_temp.audit_plain(schema_name text, sample_pages int, density_size_limit bigint)
 RETURNS SETOF pg_temp.audit
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
@@ -1732,85 +1753,134 @@ DECLARE
   measured boolean;
   caps jsonb;
   cap jsonb;
+  general text[] := '{}';
+  err_state text;
+  err_message text;
+  values_error text;
+  classified boolean;
 BEGIN
-  -- Keys that run out, read once (without a rate: this file keeps no readings).
-  SELECT jsonb_object_agg(x.table_oid || '.' || x.attnum, jsonb_build_object('used_pct', x.used_pct, 'finding', j.finding))
-    INTO caps
-    FROM pg_temp.audit_capacity(schema_name) x,
-         pg_temp.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
-                                       x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
-                                       x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
-                                       x.current_basis, NULL) j;
+  -- Keys that run out, read once (without a rate: this file keeps no readings); where that read
+  -- fails, every key's sources say why, and the keys are audited without it.
+  BEGIN
+    SELECT jsonb_object_agg(x.table_oid || '.' || x.attnum, jsonb_build_object('used_pct', x.used_pct, 'finding', j.finding))
+      INTO caps
+      FROM pg_temp.audit_capacity(schema_name) x,
+           pg_temp.audit_capacity_judge(x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value,
+                                         x.limit_basis, x.current_value, x.used_pct, x.values_left, NULL, NULL, NULL,
+                                         x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
+                                         x.current_basis, NULL) j;
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+    general := ARRAY[format('keys that run out: not read: %s (SQLSTATE %s)', err_message, err_state)];
+  END;
   FOR k IN SELECT * FROM pg_temp.audit_keys(schema_name) LOOP
     r := NULL;
-    notes := '{}';
-    vals := NULL;
-    IF k.selectable AND k.columns = 1 AND NOT k.is_expression THEN
-      vals := pg_temp.audit_values(k.table_oid::regclass, k."column", sample_pages);
-    END IF;
-    SELECT * INTO c FROM pg_temp.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
-    -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
-    -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
-    d := NULL;
-    measured := false;
-    IF k.readable AND k.index_bytes <= density_size_limit THEN
-      SELECT * INTO d FROM pg_temp.audit_density(k.index_oid::regclass);
-      notes := notes || d.note;
-      measured := d.avg_leaf_density IS NOT NULL;
-    END IF;
-    IF k.readable AND NOT measured THEN
-      SELECT * INTO d FROM pg_temp.audit_density_sampled(k.index_oid::regclass, 2000);
-      notes := notes || d.note;
-    END IF;
-    IF NOT k.readable THEN
-      -- Neither SELECT on the table nor pg_stat_scan_tables: no density, and why (as keybench_audit).
+    notes := general;
+    BEGIN
+      -- The values read and classified in a subtransaction of their own, as keybench_audit reads
+      -- them: where they cannot be (a permission, a value the reading cannot take), the kind is
+      -- the default's, and sources say why.
+      vals := NULL;
+      classified := false;
+      values_error := NULL;
+      IF k.selectable AND k.columns = 1 AND NOT k.is_expression THEN
+        BEGIN
+          vals := pg_temp.audit_values(k.table_oid::regclass, k."column", sample_pages);
+          SELECT * INTO c FROM pg_temp.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, vals);
+          classified := true;
+        EXCEPTION WHEN OTHERS THEN
+          GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+          vals := NULL;
+          values_error := format('values not read: %s (SQLSTATE %s) (the kind is the default''s; order unknown)',
+                                 err_message, err_state);
+        END;
+      END IF;
+      IF NOT classified THEN
+        SELECT * INTO c FROM pg_temp.audit_classify(k.type_name, k."identity", k.default_expr, k.columns, k.is_expression, NULL);
+      END IF;
+      -- Every page with pgstatindex up to the size limit; above it (or where pgstatindex may not
+      -- run), a sample of 2,000 pages through pageinspect, as keybench_audit samples.
+      -- (A record is assigned a row, not NULL, so that its fields read NULL where no density was.)
       SELECT NULL::bigint AS leaf_pages, NULL::float8 AS avg_leaf_density, NULL::float8 AS leaf_fragmentation,
-             'leaf density not measured: the role may not read the index (GRANT SELECT on its table, or pg_stat_scan_tables, which pg_monitor includes)'::text AS note
-        INTO d;
-      notes := notes || d.note;
-    END IF;
-    r.schema_name := k.schema;
-    r.table_name := k."table";
-    r.index_name := k.index;
-    r.constraint_kind := k."constraint";
-    r.key_columns := k.key_columns;
-    r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
-                                       WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
-    r.key_kind := CASE WHEN c.kind IN ('identity', 'sequence') THEN k.type_name || ' ' ELSE '' END || c.kind;
-    r.kind_basis := c.basis;
-    r.key_form := c.key_form;
-    r.key_bytes := c.key_bytes;
-    r.value_kinds := c.value_kinds;
-    r.switched_at := c.switched_at;
-    r.insert_order := c.insert_order;
-    r.newest_rank := c.newest_rank;
-    r.row_estimate := k."rows";
-    r.index_bytes := k.index_bytes;
-    r.share_of_shared_buffers := k.index_bytes::float8 / sb;
-    r.leaf_pages := d.leaf_pages;
-    r.avg_leaf_density := nullif(d.avg_leaf_density, 'NaN');
-    r.leaf_fragmentation := nullif(d.leaf_fragmentation, 'NaN');
-    r.bytes_per_key := CASE WHEN k."rows" > 0 THEN k.index_bytes::float8 / k."rows" END;
-    r.projected_rows_at_shared_buffers := CASE WHEN k."rows" > 0 AND k.index_bytes > 0 THEN (sb / (k.index_bytes::float8 / k."rows"))::bigint END;
-    SELECT count(*), count(*) FILTER (WHERE x.child_index_oid IS NULL), coalesce(sum(x.child_index_bytes), 0)
-      INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
-      FROM pg_temp.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
-    r.finding := pg_temp.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                        nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
-    -- A key that runs out outranks every other finding (as keybench_audit's).
-    cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
-    r.used_pct := (cap ->> 'used_pct')::float8;
-    IF cap ->> 'finding' IN ('runs out', 'wraps onto used keys') THEN
-      r.finding := 'key runs out';
-    END IF;
-    IF cap IS NOT NULL THEN
-      notes := notes || format('keys that run out: %s (no rate: this file keeps no readings; the fourth table has the figures)', cap ->> 'finding');
-    END IF;
-    r.sources := array_to_string(notes || ('key kind: ' || c.basis)
-                                 || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
-                                 || CASE WHEN vals IS NULL AND NOT k.selectable
-                                         THEN ARRAY['values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)']
-                                         ELSE '{}' END, '; ');
+             NULL::text AS note INTO d;
+      measured := false;
+      IF k.readable AND k.index_bytes <= density_size_limit THEN
+        SELECT * INTO d FROM pg_temp.audit_density(k.index_oid::regclass);
+        notes := notes || d.note;
+        measured := d.avg_leaf_density IS NOT NULL;
+      END IF;
+      IF k.readable AND NOT measured THEN
+        SELECT * INTO d FROM pg_temp.audit_density_sampled(k.index_oid::regclass, 2000);
+        notes := notes || d.note;
+      END IF;
+      IF NOT k.readable THEN
+        -- Neither SELECT on the table nor pg_stat_scan_tables: no density, and why (as keybench_audit).
+        notes := notes || 'leaf density not measured: the role may not read the index (GRANT SELECT on its table, or pg_stat_scan_tables, which pg_monitor includes)'::text;
+      END IF;
+      r.schema_name := k.schema;
+      r.table_name := k."table";
+      r.index_name := k.index;
+      r.constraint_kind := k."constraint";
+      r.key_columns := k.key_columns;
+      r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
+                                         WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
+      r.key_kind := CASE WHEN c.kind IN ('identity', 'sequence') THEN k.type_name || ' ' ELSE '' END || c.kind;
+      r.kind_basis := c.basis;
+      r.key_form := c.key_form;
+      r.key_bytes := c.key_bytes;
+      r.value_kinds := c.value_kinds;
+      r.switched_at := c.switched_at;
+      r.insert_order := c.insert_order;
+      r.newest_rank := c.newest_rank;
+      r.row_estimate := k."rows";
+      r.index_bytes := k.index_bytes;
+      r.share_of_shared_buffers := k.index_bytes::float8 / sb;
+      r.leaf_pages := d.leaf_pages;
+      r.avg_leaf_density := nullif(d.avg_leaf_density, 'NaN');
+      r.leaf_fragmentation := nullif(d.leaf_fragmentation, 'NaN');
+      r.bytes_per_key := CASE WHEN k."rows" > 0 THEN k.index_bytes::float8 / k."rows" END;
+      r.projected_rows_at_shared_buffers := CASE WHEN k."rows" > 0 AND k.index_bytes > 0 THEN (sb / (k.index_bytes::float8 / k."rows"))::bigint END;
+      SELECT count(*), count(*) FILTER (WHERE x.child_index_oid IS NULL), coalesce(sum(x.child_index_bytes), 0)
+        INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
+        FROM pg_temp.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
+      r.finding := pg_temp.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
+                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
+      -- A key that runs out outranks every other finding (as keybench_audit's).
+      cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
+      r.used_pct := (cap ->> 'used_pct')::float8;
+      IF cap ->> 'finding' IN ('runs out', 'wraps onto used keys') THEN
+        r.finding := 'key runs out';
+      END IF;
+      IF cap IS NOT NULL THEN
+        notes := notes || format('keys that run out: %s (no rate: this file keeps no readings; the fourth table has the figures)', cap ->> 'finding');
+      END IF;
+      r.sources := array_to_string(notes || ('key kind: ' || c.basis)
+                                   || CASE WHEN c.note IS NOT NULL THEN ARRAY['note: ' || c.note] ELSE '{}' END
+                                   || CASE WHEN values_error IS NOT NULL THEN ARRAY[values_error]
+                                           WHEN vals IS NULL AND NOT k.selectable
+                                           THEN ARRAY['values not read: the role may not SELECT from the table (GRANT SELECT, or pg_read_all_data)']
+                                           ELSE '{}' END, '; ');
+    EXCEPTION WHEN OTHERS THEN
+      -- The key's catalog facts, and the error that stopped its audit (keybench_audit's
+      -- not_audited row in src/inspect/audit.rs).
+      GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
+      r := NULL;
+      r.schema_name := k.schema;
+      r.table_name := k."table";
+      r.index_name := k.index;
+      r.constraint_kind := k."constraint";
+      r.key_columns := k.key_columns;
+      r.key_default := CASE k."identity" WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
+                                         WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY' ELSE k.default_expr END;
+      r.key_kind := 'application-supplied';
+      r.kind_basis := 'not audited';
+      r.insert_order := 'unknown';
+      r.row_estimate := k."rows";
+      r.index_bytes := k.index_bytes;
+      r.share_of_shared_buffers := k.index_bytes::float8 / sb;
+      r.finding := 'not audited';
+      r.sources := format('not audited: %s (SQLSTATE %s); the other keys are audited', err_message, err_state);
+    END;
     RETURN NEXT r;
   END LOOP;
 END $$;
@@ -1832,6 +1902,11 @@ $$;
 
 \echo keybench-audit.sql: the keys
 SELECT * FROM pg_temp.audit_plain(nullif(:'schema', ''), :sample_pages, :density_size_limit);
+-- The tables after the keys each go on where one fails (an index or a table that cannot be read:
+-- a page that fails its check, a lock wait cut short by lock_timeout), as the keys do: psql rolls
+-- the statement back to a savepoint, says why, and the file goes on to the next.
+\set ON_ERROR_STOP off
+\set ON_ERROR_ROLLBACK on
 \echo keybench-audit.sql: the foreign keys onto them
 SELECT x.key_schema, x.key_table, x.key_index, x.key_column, x.key_type, x.child_schema, x.child_table,
        x."constraint" AS constraint_name, x.child_columns, x.child_type, x.child_index, x.child_index_bytes,
@@ -1840,6 +1915,9 @@ FROM pg_temp.audit_references(nullif(:'schema', '')) x
 LEFT JOIN LATERAL (SELECT * FROM pg_temp.audit_density(x.child_index_oid)
                    WHERE x.child_index_bytes <= :density_size_limit
                      AND (has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'))) d ON true;
+\if :ERROR
+\echo keybench-audit.sql: the foreign keys onto them were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\endif
 \echo keybench-audit.sql: integer keys, sequences and foreign keys that can run out
 SELECT x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value, x.limit_basis,
        x.current_value, x.used_pct, x.values_left, NULL::float8 AS per_day,
@@ -1851,6 +1929,11 @@ FROM pg_temp.audit_capacity(nullif(:'schema', '')) x,
                                   x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
                                   x.current_basis, NULL) j
 ORDER BY j.finding = 'ok', x.used_pct DESC NULLS LAST, x.table_name, x.attnum;
+\if :ERROR
+\echo keybench-audit.sql: the keys that run out were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\endif
+\set ON_ERROR_ROLLBACK off
+\set ON_ERROR_STOP on
 \echo keybench-audit.sql: the columns it leaves NULL, and why
 SELECT * FROM pg_temp.audit_unfilled();
 ROLLBACK;

@@ -3,7 +3,8 @@
 # an ORDINARY role (LOGIN, not superuser) with EXECUTE on every function of the extension, to a
 # throwaway cluster with keybench preloaded. Every statement is bounded by statement_timeout, so
 # the functions that start workloads (keybench_run, keybench_reproduce...) are cancelled: PGOPTIONS
-# sets 2 s, and sqlsmith itself sets 1 s on every connection it opens.
+# sets 2 s, and sqlsmith itself sets 1 s on every connection it opens. Then keybench-audit.sql (the
+# plain-SQL audit) runs over the database the queries left, and must end with a row for every key.
 # A backend crash (the postmaster's "terminated by signal" in the server log, a restart, a changed
 # pg_postmaster_start_time()) fails the script. Prints one summary line and the errors by SQLSTATE.
 # Usage: scripts/tests/fuzz.sh [QUERIES] [VERSION]   (defaults 5000 and 18; the seed is KB_FUZZ_SEED, default 1)
@@ -168,6 +169,25 @@ if [ "$so_before" != "$so_after" ]; then
   echo "fuzz: INVALID RUN: $so was replaced during the run (a concurrent install); run again" >&2
 fi
 
-summary="fuzz: $ran queries ($reached calling keybench), $crashes crashes, $internal internal errors, postmaster start time $([ $restarted = 0 ] && echo unchanged || echo "CHANGED ($start_before -> $start_after)")"
+# keybench-audit.sql (the plain-SQL audit) over the database as sqlsmith left it (its keys holding
+# whatever values its INSERTs and UPDATEs wrote), as the fuzzing role: it must end, with a row for
+# every key, and no internal error.
+"$PGBIN/psql" -X -d "$db" -U "$role" --csv -v VERBOSITY=verbose -f sql/keybench-audit.sql >"$out/plain.csv" 2>"$out/plain.err"
+plain_rc=$?
+plain_keys=$(python3 scripts/tests/audit_plain/keys.py table_name finding <"$out/plain.csv" | grep -c .)
+all_keys=$(psql -d "$db" -c "SELECT count(*) FROM keybench.audit_keys(NULL)")
+plain_internal=$(grep -c 'XX000' "$out/plain.err")
+plain_ok=$([ "$plain_rc" = 0 ] && [ "$plain_keys" = "$all_keys" ] && [ "$plain_internal" = 0 ] && echo 1 || echo 0)
+echo "fuzz: keybench-audit.sql after the queries, as $role: exit $plain_rc, $plain_keys rows for $all_keys keys" \
+  "($(python3 scripts/tests/audit_plain/keys.py finding <"$out/plain.csv" | grep -c '^not audited$') not audited)," \
+  "$plain_internal internal errors; output in $out/plain.csv, $out/plain.err"
+
+summary="fuzz: $ran queries ($reached calling keybench), $crashes crashes, $internal internal errors, postmaster start time $([ $restarted = 0 ] && echo unchanged || echo "CHANGED ($start_before -> $start_after)"), plain-SQL audit $([ "$plain_ok" = 1 ] && echo "ended with every key" || echo FAILED)"
 echo "$summary"
-[ "$crashes" -eq 0 ] && [ "$restarted" -eq 0 ] && [ "$so_before" = "$so_after" ]
+# One ok / not ok line too, which scripts/test.sh --only counts (a step that prints none fails there).
+if [ "$crashes" -eq 0 ] && [ "$restarted" -eq 0 ] && [ "$so_before" = "$so_after" ] && [ "$plain_ok" = 1 ]; then
+  echo "ok - fuzz: $ran queries, no crash, no restart; the plain-SQL audit after them ended with every key"
+else
+  echo "not ok - fuzz: $crashes crashes, restarted $restarted, library replaced $([ "$so_before" = "$so_after" ] && echo no || echo yes), plain-SQL audit $([ "$plain_ok" = 1 ] && echo ok || echo failed)"
+  exit 1
+fi

@@ -64,6 +64,11 @@ SET LOCAL client_min_messages = warning;
 TAIL = """
 \\echo keybench-audit.sql: the keys
 SELECT * FROM pg_temp.audit_plain(nullif(:'schema', ''), :sample_pages, :density_size_limit);
+-- The tables after the keys each go on where one fails (an index or a table that cannot be read:
+-- a page that fails its check, a lock wait cut short by lock_timeout), as the keys do: psql rolls
+-- the statement back to a savepoint, says why, and the file goes on to the next.
+\\set ON_ERROR_STOP off
+\\set ON_ERROR_ROLLBACK on
 \\echo keybench-audit.sql: the foreign keys onto them
 SELECT x.key_schema, x.key_table, x.key_index, x.key_column, x.key_type, x.child_schema, x.child_table,
        x."constraint" AS constraint_name, x.child_columns, x.child_type, x.child_index, x.child_index_bytes,
@@ -72,6 +77,9 @@ FROM pg_temp.audit_references(nullif(:'schema', '')) x
 LEFT JOIN LATERAL (SELECT * FROM pg_temp.audit_density(x.child_index_oid)
                    WHERE x.child_index_bytes <= :density_size_limit
                      AND (has_table_privilege(x.child_oid, 'SELECT') OR pg_has_role('pg_stat_scan_tables', 'USAGE'))) d ON true;
+\\if :ERROR
+\\echo keybench-audit.sql: the foreign keys onto them were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\\endif
 \\echo keybench-audit.sql: integer keys, sequences and foreign keys that can run out
 SELECT x.table_name, x.column_name, x.column_type, x.sequence_name, x.limit_value, x.limit_basis,
        x.current_value, x.used_pct, x.values_left, NULL::float8 AS per_day,
@@ -83,6 +91,11 @@ FROM pg_temp.audit_capacity(nullif(:'schema', '')) x,
                                   x.cycles, x.descending, x.parent_table, x.parent_column, x.referenced_by,
                                   x.current_basis, NULL) j
 ORDER BY j.finding = 'ok', x.used_pct DESC NULLS LAST, x.table_name, x.attnum;
+\\if :ERROR
+\\echo keybench-audit.sql: the keys that run out were not read: :LAST_ERROR_MESSAGE (SQLSTATE :LAST_ERROR_SQLSTATE)
+\\endif
+\\set ON_ERROR_ROLLBACK off
+\\set ON_ERROR_STOP on
 \\echo keybench-audit.sql: the columns it leaves NULL, and why
 SELECT * FROM pg_temp.audit_unfilled();
 ROLLBACK;

@@ -2,7 +2,7 @@
 """Runs keybench-audit.sql (the plain-SQL audit) on a primary and on its hot standby, and compares
 them: on the standby the file runs only queries (sql/audit-standby.sql), so the keys, the foreign
 keys, the sizes and pgstatindex's density must be the primary's, the columns that need the value
-sample must be NULL, and the third table must name them with the reason. Prints one
+sample must be NULL, and the last table must name them with the reason. Prints one
 "ok - NAME: ..." / "not ok - NAME: ..." line per check (what scripts/test.sh counts).
 
 Usage: standby.py NAME PLAIN_SQL_FILE DATABASE PRIMARY_HOST PRIMARY_PORT STANDBY_HOST STANDBY_PORT
@@ -119,9 +119,9 @@ else:
 _, unfilled = standby.get("the columns it leaves NULL, and why", ([], []))
 named = [r for r in unfilled if "key_kind" in r.get("column", "") and "standby" in r.get("why", "")]
 if named:
-    ok(f"the third table names them: {named[0]['column']}: {named[0]['why']}")
+    ok(f"the last table names them: {named[0]['column']}: {named[0]['why']}")
 else:
-    not_ok(f"the third table does not name the standby's NULL columns: {unfilled}")
+    not_ok(f"the last table does not name the standby's NULL columns: {unfilled}")
 
 pr_head, prefs = primary.get("the foreign keys onto them", ([], []))
 sr_head, srefs = standby.get("the foreign keys onto them", ([], []))
