@@ -9,7 +9,11 @@
 #      one value for each quantity quoted in several places (scripts/tests/quantities-check.py),
 #      the README's first screen (scripts/tests/readme-layout.py),
 #      the rooms of src/ (scripts/tests/rooms-check.py: no files or rooms that use each other, none
-#      over a quarter of the Rust, every module in its parent's list), rustdoc with every warning
+#      over a quarter of the Rust, every module in its parent's list), the reports' one Markdown
+#      writer (scripts/tests/reports-check.py), every figure in the result file it comes from
+#      (scripts/tests/figures-check.py), the demo's transcript (scripts/tests/demo-check.py), one
+#      colour a key in the charts (scripts/tests/charts-check.py), keybench-audit.sql as
+#      scripts/tools/audit-sql.py writes it (--check), rustdoc with every warning
 #      denied (broken intra-doc links among them), and released upgrade scripts left as released
 #      (scripts/tests/released-check.sh)
 #   2. cargo pgrx test pgNN: the #[pg_test]s, in a cluster pgrx starts with
