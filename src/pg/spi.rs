@@ -159,14 +159,20 @@ pub fn extension_oid() -> Option<pg_sys::Oid> {
     )
 }
 
-/// The schema keybench was created in, quoted for use in a statement: the one lookup of it in
-/// Rust. (keybench is not relocatable; the PL/pgSQL functions of sql/experiments.sql and
-/// sql/studies.sql that need it look it up the same way, in their own bodies.)
-pub fn extension_schema() -> String {
+/// The schema extension `name` was created in, quoted for use in a statement, or None where it is
+/// not installed in this database: the one lookup of an extension's schema in Rust.
+pub fn schema_of_extension(name: &str) -> Option<String> {
     one(
-        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
-         WHERE e.extname = 'keybench'",
-        &[],
+        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e \
+         JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1",
+        &[name.into()],
     )
-    .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"))
+}
+
+/// The schema keybench was created in, quoted for use in a statement. (keybench is not
+/// relocatable; the PL/pgSQL functions of sql/experiments.sql and sql/studies.sql that need it
+/// look it up the same way, in their own bodies.)
+pub fn extension_schema() -> String {
+    schema_of_extension("keybench")
+        .unwrap_or_else(|| pgrx::error!("keybench: extension keybench is not installed"))
 }

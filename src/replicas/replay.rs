@@ -114,12 +114,7 @@ pub const MAX_CONNINFO: usize = 2000;
 
 /// The schema of dblink in this database, quoted, or the refusal.
 pub fn dblink_schema() -> Result<String, ReplayError> {
-    spi_one::<String>(
-        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e
-         JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'dblink'",
-        &[],
-    )
-    .ok_or(ReplayError::NoDblink)
+    crate::pg::spi::schema_of_extension("dblink").ok_or(ReplayError::NoDblink)
 }
 
 /// A value in a libpq connection string, quoted.
@@ -243,17 +238,29 @@ thread_local! {
     static CONNECTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Open the named dblink connection `name` to `conninfo` through dblink in schema `dblink`, once
+/// per process: `connected` is the caller's flag of whether it is open (the caller clears it after
+/// an error on the connection, so that the next call opens it again).
+pub fn dblink_connect_once(
+    connected: &'static std::thread::LocalKey<std::cell::Cell<bool>>,
+    dblink: &str,
+    name: &str,
+    conninfo: &str,
+) {
+    if !connected.get() {
+        spi_run(
+            &format!("SELECT {dblink}.dblink_connect($1, $2)"),
+            &[name.into(), conninfo.into()],
+        );
+        connected.set(true);
+    }
+}
+
 /// This worker's named dblink connection to the standby (opened once per process).
 fn connect(r: &ReplayState) -> String {
     // SAFETY: reading this process's pid.
     let name = format!("keybench_replay_{}", unsafe { pg_sys::MyProcPid });
-    if !CONNECTED.get() {
-        spi_run(
-            &format!("SELECT {}.dblink_connect($1, $2)", r.dblink_schema()),
-            &[name.clone().into(), r.conninfo().into()],
-        );
-        CONNECTED.set(true);
-    }
+    dblink_connect_once(&CONNECTED, &r.dblink_schema(), &name, &r.conninfo());
     name
 }
 

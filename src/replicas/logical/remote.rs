@@ -20,13 +20,12 @@ pub(super) fn connection_name() -> String {
 /// This worker's named dblink connection to the subscriber (opened once, again after a failure).
 pub(super) fn connect(l: &LogicalState) -> String {
     let name = connection_name();
-    if !CONNECTED.get() {
-        spi_run(
-            &format!("SELECT {}.dblink_connect($1, $2)", l.dblink_schema()),
-            &[name.clone().into(), l.conninfo().into()],
-        );
-        CONNECTED.set(true);
-    }
+    crate::replicas::replay::dblink_connect_once(
+        &CONNECTED,
+        &l.dblink_schema(),
+        &name,
+        &l.conninfo(),
+    );
     name
 }
 
