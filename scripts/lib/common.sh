@@ -21,6 +21,28 @@ as_pg() { # run a command as the unprivileged cluster owner
   if [ "$(id -u)" = 0 ]; then sudo -u postgres -H -- "$@"; else "$@"; fi
 }
 
+# require_memory_cap REPORT: a report that runs servers under a memory cap (KB_MEMORY_CAP_MB) checks,
+# before it starts anything, that a cap can be set here, and otherwise stops with the reason and
+# exit 2. The cap is a cgroup v1 memory controller group (memory.limit_in_bytes; the reports read
+# its memory.stat's total_pgpgin, which cgroup v2 does not count), made as root.
+require_memory_cap() {
+  local report=$1
+  if [ "$(id -u)" != 0 ]; then
+    echo "$report: its memory-capped servers need root (a cgroup of their own); run it as root" >&2; exit 2
+  fi
+  if [ ! -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+    if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+      echo "$report: this machine mounts cgroup v2 only (the default of Debian 12 and current distributions);" \
+        "its memory-capped servers need the cgroup v1 memory controller (memory.limit_in_bytes, and" \
+        "memory.stat's total_pgpgin, which v2 does not count). Boot with" \
+        "systemd.unified_cgroup_hierarchy=0 (or run it on a host with cgroup v1) to run it." >&2
+    else
+      echo "$report: no cgroup v1 memory controller at /sys/fs/cgroup/memory; its memory-capped servers need one" >&2
+    fi
+    exit 2
+  fi
+}
+
 # pg_ctl_start NAME BINDIR DIR OPTS: pg_ctl start, as `postgres`, of the cluster in DIR/data (its
 # log DIR/server.log, OPTS its -o). With KB_MEMORY_CAP_MB set, the server and every process it
 # forks run in a memory cgroup (v1) of their own, keybench-NAME, of that many MB: shared memory,

@@ -20,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
+require_memory_cap scripts/reports/contention.sh
 install_release 18
 KB_REPORT_PORTS="server=$(port_for contention 18) capped=$(port_for contention 18 1)" \
   exec python3 -B scripts/reports/contention.py "$@"

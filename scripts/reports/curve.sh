@@ -19,5 +19,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
+[ -n "${REPORT_ONLY:-}" ] || require_memory_cap scripts/reports/curve.sh
 [ -n "${REPORT_ONLY:-}" ] || install_release 18
 KB_REPORT_PORTS="server=$(port_for curve 18 0)" exec python3 -B scripts/reports/curve.py "$@"

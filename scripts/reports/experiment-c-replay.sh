@@ -22,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
+require_memory_cap scripts/reports/experiment-c-replay.sh
 install_release 18
 KB_REPORT_PORTS="primary=$(port_for experiment-c-replay 18 0) standby=$(port_for experiment-c-replay 18 1)" \
   exec python3 -B scripts/reports/experiment-c-replay.py "$@"

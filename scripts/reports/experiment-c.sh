@@ -14,5 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
 . scripts/lib/common.sh
+require_memory_cap scripts/reports/experiment-c.sh
 install_release 18
 KB_REPORT_PORTS="server=$(port_for experiment-c 18)" exec python3 -B scripts/reports/experiment-c.py "$@"

@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
 . scripts/lib/common.sh
+require_memory_cap scripts/reports/experiments.sh
 install_release 18
 ports="a=$(port_for experiments 18 0) checkpoints=$(port_for experiments 18 1) primary=$(port_for experiments 18 2)"
 ports="$ports standby=$(port_for experiments 18 3) large=$(port_for experiments 18 4)"

@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh >/dev/null
 . scripts/lib/common.sh
+require_memory_cap scripts/reports/logical.sh
 install_release 18
 KB_REPORT_PORTS="publisher=$(port_for logical 18 0) subscriber=$(port_for logical 18 1) standby=$(port_for logical 18 2)" \
   exec python3 -B scripts/reports/logical.py "$@"
