@@ -9,8 +9,9 @@
 //!   and where its time is read
 //! - [`finding`]: the finding's label ([`Finding`]), [`MIN_LEAVES`], and one row of
 //!   keybench_audit ([`AuditRow`])
-//! - [`decision`]: the facts ([`Facts`]), and the cause of a low density ([`low_density_cause`])
-//! - [`verdict`](mod@verdict): the verdict's sentences, with their figures ([`verdict()`])
+//! - [`decision`]: the facts ([`Facts`]) in, one [`Decision`] out ([`decide`]): the cause of a low
+//!   density, whether a REINDEX holds, whether the key may be told to change its generator
+//! - [`verdict`](mod@verdict): the words of that decision, with its figures ([`verdict()`])
 //! - [`cost`](mod@cost): what a key costs the server, measured, and the projection ([`cost()`])
 
 pub mod cost;

@@ -1,6 +1,8 @@
-//! The verdict: sentences that state a finding's figures.
+//! The verdict: the words of a [`Decision`], with the figures it rests on. Nothing here decides:
+//! whether a key may be told to change its generator, the cause of a low density and whether a
+//! REINDEX holds are [`decide`]'s.
 
-use super::decision::{low_density_cause, Facts};
+use super::decision::{decide, Cause, ChurnBasis, Decision, Facts, Order, OrderBasis};
 use super::finding::{Finding, MIN_LEAVES};
 use super::kind::KeyKind;
 
@@ -12,8 +14,146 @@ fn mb(bytes: i64) -> String {
 /// 32 hex digits, 27 for a ULID's 26).
 pub const UUID_BYTES: f64 = 16.0;
 
-/// The verdict for a key of `kind` with `finding`: sentences that state the figures they rest on.
+/// How the order a sentence relies on was known.
+fn order_words(order: OrderBasis) -> &'static str {
+    match order {
+        OrderBasis::Measured(Order::InOrder) => "the newest rows' keys land in order (measured)",
+        OrderBasis::Measured(Order::Partly) => "the newest rows' keys are only partly in order (measured)",
+        OrderBasis::Measured(Order::Random) => "the newest rows' keys land at random (measured)",
+        OrderBasis::Generator => {
+            "its generator appends its keys (their order was not measured: too few rows sampled, or none read)"
+        }
+        OrderBasis::Measured(Order::Unknown) | OrderBasis::Unmeasured => {
+            "the order of new rows' keys was not measured"
+        }
+    }
+}
+
+/// The cause's sentence, with the figures it rests on.
+pub fn cause_words(kind: KeyKind, f: &Facts, d: &Decision) -> String {
+    let Some(cause) = &d.cause else {
+        return "none: its leaf density is not low, or not measured".into();
+    };
+    match cause {
+        Cause::Wrap => "uuid v1 stores the low 32 bits of its clock (100 ns units) first, so in a uuid column's byte \
+             order its keys wrap every 429.5 s: a load longer than that sweeps its inserts through the \
+             middle of the index, as random keys do"
+            .into(),
+        Cause::CoarseUnit { unit, measured } => {
+            let how = measured.map_or(
+                format!("the time in front is in whole {unit}s and the rest is random"),
+                |(pairs, down)| {
+                    format!(
+                        "measured: {down} of {pairs} of the newest keys that share their {unit} landed below \
+                         the one written before them"
+                    )
+                },
+            );
+            let rate = if *unit == "second" {
+                "1 insert a second"
+            } else {
+                "1,000 inserts a second"
+            };
+            let at = f
+                .inserts_per_sec
+                .map(|r| format!(", and {r:.1} a second were measured"))
+                .unwrap_or_default();
+            format!(
+                "keys that share a {unit} land at random among themselves ({how}): from about {rate}{at}, \
+                 each {unit}'s keys split leaves in the middle of the index's right edge, which settle \
+                 near 70% full whatever the newest rows' order says"
+            )
+        }
+        Cause::SharedMillisecond => "keys that share a millisecond (its time field's unit; a generator without a counter orders the keys of \
+             one millisecond at random, from about 1,000 inserts a second) land at random among themselves: once more keys arrive in one \
+             unit than a leaf holds, inserts split leaves in the middle, and the newest rows' keys are \
+             only partly in order (measured)"
+            .into(),
+        Cause::EarlierKind(kinds) => format!(
+            "keys of another kind came before (the values hold {kinds}): the leaves they filled at random stay thin, \
+             and {}",
+            order_words(d.order)
+        ),
+        Cause::Deletes(ChurnBasis::Pages(p, counters)) => format!(
+            "deletes and updates, measured in the heap pages the sample read: {} dead tuples or emptied line pointers \
+             against {} live in {} pages, {:.0}% of the spread pages' space free beyond the fillfactor's{}",
+            p.dead,
+            p.live,
+            p.pages,
+            100.0 * p.free_share(),
+            counters
+                .map(|c| format!(
+                    "; pg_stat_all_tables (since the statistics' reset): {} rows deleted and {} updated outside HOT against {} inserted",
+                    c.deleted, c.updated_not_hot, c.inserted
+                ))
+                .unwrap_or_default()
+        ),
+        Cause::Deletes(ChurnBasis::Counters(c)) => format!(
+            "deletes and updates: {} rows deleted and {} updated outside HOT against {} inserted, {} dead \
+             now against {} live (pg_stat_all_tables, since the statistics' reset{})",
+            c.deleted,
+            c.updated_not_hot,
+            c.inserted,
+            c.dead,
+            c.live,
+            if f.pages.is_some() {
+                "; the sampled pages have been refilled since"
+            } else {
+                "; the heap pages were not read"
+            }
+        ),
+        Cause::EarlierOutOfOrder => format!(
+            "keys that came earlier and out of order (another generator before, a backfill, rows copied \
+             in): no deletes or updates to speak of are counted{}, and {}, so new leaves fill to the right edge",
+            if f.pages.is_some() { " or seen in the sampled pages" } else { "" },
+            order_words(d.order)
+        ),
+        Cause::NotFound => format!(
+            "not found: no deletes or updates to speak of are counted{}, and {}",
+            if f.pages.is_some() { " or seen in the sampled pages" } else { "" },
+            match (kind.is_random(), d.order) {
+                (_, OrderBasis::Measured(Order::Random)) => "new rows' keys land at random (measured)",
+                (_, OrderBasis::Measured(Order::Partly)) => "new rows' keys land partly in order (measured)",
+                _ => "new rows' keys land in an order the sample could not tell",
+            }
+        ),
+    }
+}
+
+/// What to do about a low density whose cause is decided: a REINDEX where it holds, else why not.
+fn reindex_words(f: &Facts, d: &Decision, rebuilt: &dyn Fn(f64) -> String) -> String {
+    if d.reindex_holds {
+        return format!(
+            "REINDEX INDEX CONCURRENTLY at a quiet hour would rebuild it at about {} (estimate: size x \
+             density / 90), and new rows landing at the right edge keep it so.",
+            rebuilt(f.density.unwrap_or(90.0))
+        );
+    }
+    let why = match (&d.cause, d.may_switch) {
+        (_, true) => " The key's generator is what would change it.",
+        (Some(Cause::CoarseUnit { .. } | Cause::SharedMillisecond), false) => {
+            " This is the density keys of this time unit settle at at this rate: new keys still go to the \
+             index's right edge, and nothing needs to change for it."
+        }
+        (Some(Cause::Wrap), false) => "",
+        _ => match d.order {
+            OrderBasis::Measured(Order::InOrder) | OrderBasis::Generator => "",
+            OrderBasis::Measured(Order::Random | Order::Partly) => {
+                " The newest rows' keys land out of order (measured): whatever makes them does not append."
+            }
+            _ => {
+                " The newest rows' order was not measured: keybench_audit with more heap pages sampled \
+                 (sample_pages) measures it before anything is changed."
+            }
+        },
+    };
+    format!("A REINDEX would not hold: the next inserts split its leaves again.{why}")
+}
+
+/// The verdict for a key of `kind` with `finding`: sentences that state the figures they rest on,
+/// wording [`decide`]'s decision.
 pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
+    let d = decide(kind, f);
     let share = 100.0 * f.index_bytes as f64 / f.shared_buffers_bytes.max(1) as f64;
     let rows = f
         .rows
@@ -31,9 +171,25 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
         .map(|b| format!("{b:.0} bytes a key in its rows"))
         .unwrap_or_else(|| "its bytes a key not sampled".into());
     let rebuilt = |d: f64| mb((f.index_bytes as f64 * d / 90.0) as i64);
+    // Where a random kind may not be told to switch: what keeps it from that.
+    let unswitched = || {
+        match d.order {
+        _ if d.too_small => format!(
+            "The index is too small for its leaves to say anything (fewer than {MIN_LEAVES} leaves): keybench gives no \
+             advice to change its generator at this size."
+        ),
+        OrderBasis::Measured(Order::InOrder) => format!(
+            "All the same {}: inserts go to the right edge of the index, and its generator needs no change.",
+            order_words(d.order)
+        ),
+        _ => "Its newest rows' order was not measured (too few rows sampled, or none read): keybench gives no \
+             advice to change its generator until it is (keybench_audit with more heap pages sampled: sample_pages)."
+            .to_string(),
+    }
+    };
     let mut out: Vec<String> = Vec::new();
     match finding {
-        Finding::RandomUuidDefault => {
+        Finding::RandomUuidDefault if d.may_switch => {
             out.push(format!(
                 "Random UUID v4 default ({size}; {density}): every insert lands on a random leaf, so leaves \
                  split 50/50 and settle near 70% full, and once the index outgrows shared_buffers inserts \
@@ -52,12 +208,20 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                 );
             }
         }
-        Finding::RandomUuidKeys => out.push(format!(
+        Finding::RandomUuidDefault => out.push(format!(
+            "Random UUID v4 default ({size}; {density}). {}",
+            unswitched()
+        )),
+        Finding::RandomUuidKeys if d.may_switch => out.push(format!(
             "Random UUID v4 keys made by the client ({size}; {density}): every insert lands on a random \
              leaf, as with a v4 default, but the column has none to change: the application makes them. \
              Switch its generator to UUID v7 (a v7 library, or leave the key to a default: ALTER TABLE {} \
              ALTER COLUMN {} SET DEFAULT {}; and stop sending it); existing keys stay valid.",
             f.table, f.column, f.uuidv7_call
+        )),
+        Finding::RandomUuidKeys => out.push(format!(
+            "UUID v4 keys made by the client ({size}; {density}). {}",
+            unswitched()
         )),
         Finding::SwitchedToV7 => {
             // Measured from the newest rows (the sample's latest by xmin), not assumed: another
@@ -142,10 +306,15 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                 f.type_name, f.table, f.column
             ))
         }
-        Finding::RandomText => out.push(format!(
+        Finding::RandomText if d.may_switch => out.push(format!(
             "Random text key ({size}; {density}; {bytes}): inserts land anywhere in the index, like \
              UUID v4, and text keys are larger and slower to compare. For new tables prefer a \
              time-ordered key (bigint identity, UUID v7)."
+        )),
+        Finding::RandomText => out.push(format!(
+            "Text key of random-looking values ({size}; {density}; {bytes}): text keys are larger and slower to \
+             compare than a bigint or a uuid. {}",
+            unswitched()
         )),
         Finding::WideIntegers => out.push(format!(
             "Integers stored as {} ({size}; {density}; {bytes}, where a bigint takes 8 and compares as \
@@ -161,34 +330,42 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             ));
             if kind == KeyKind::UuidV1 && f.key_form.as_deref() == Some("uuid") {
                 out.push(format!(
-                    "Why: {}. UUID v6 (the same fields, time first) or v7 sort by time.",
-                    low_density_cause(kind, f).0
+                    "Why: {}.{}",
+                    cause_words(
+                        kind,
+                        f,
+                        &Decision {
+                            cause: Some(Cause::Wrap),
+                            ..d.clone()
+                        }
+                    ),
+                    if d.may_switch {
+                        " UUID v6 (the same fields, time first) or v7 sort by time."
+                    } else {
+                        ""
+                    }
                 ));
             }
         }
         Finding::LowLeafDensity => {
-            let (cause, holds) = low_density_cause(kind, f);
             out.push(format!(
-                "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}). Cause: {cause}.",
-                f.density.unwrap_or(0.0)
+                "Leaf density {:.2}% is far below the 90% an append-only index keeps ({size}). Cause: {}.",
+                f.density.unwrap_or(0.0),
+                cause_words(kind, f, &d)
             ));
-            out.push(if holds {
-                format!(
-                    "REINDEX INDEX CONCURRENTLY at a quiet hour would rebuild it at about {} (estimate: size x \
-                     density / 90), and new rows landing at the right edge keep it so.",
-                    rebuilt(f.density.unwrap_or(90.0))
-                )
-            } else {
-                "A REINDEX would not hold: the next inserts split its leaves again. The key's generator is \
-                 what would change it."
-                    .into()
-            });
+            out.push(reindex_words(f, &d, &rebuilt));
         }
         Finding::TooSmallToJudge => out.push(format!(
-            "Too small to judge ({size}; {density}, {} leaf pages): an index's leaf density settles only \
+            "Too small to judge ({size}; {density}, {}): an index's leaf density settles only \
              after many page splits, and one of fewer than {} leaves can have any; below that size \
              keybench gives no advice to change a key's generator.",
-            f.leaf_pages.map_or("an unknown number of".into(), |l| l.to_string()),
+            f.leaf_pages.map_or_else(
+                || format!(
+                    "leaf pages not measured, {} pages in all",
+                    f.index_bytes / 8192
+                ),
+                |l| format!("{l} leaf pages")
+            ),
             MIN_LEAVES
         )),
         Finding::Ok => {}
@@ -196,9 +373,8 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
         // The capacity's verdict comes first (the caller's); the key's own follows it.
         Finding::RunsOut => {}
     }
-    let low_density =
-        f.density.is_some_and(|d| d < 75.0) && f.leaf_pages.is_some_and(|l| l >= MIN_LEAVES);
-    if low_density
+    // A low density under a finding of the key's type: its cause, and a REINDEX where it holds.
+    if d.cause.is_some()
         && matches!(
             finding,
             Finding::RandomUuidDefault
@@ -209,29 +385,27 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
                 | Finding::KeysLandAtRandom
         )
     {
-        // A time-prefixed key is time-ordered already: its leaves' cause, not a switch, decides.
-        let cause = kind
-            .coarse_unit()
-            .map(|_| low_density_cause(kind, f))
-            .filter(|(_, holds)| !holds);
-        out.push(match cause {
-            Some((cause, _)) => format!(
-                "Its leaves are {:.2}% full. Cause: {cause}; a REINDEX would not hold.",
-                f.density.unwrap_or(0.0)
-            ),
-            None => format!(
-                "Its leaves are {:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
+        let full = f.density.unwrap_or(0.0);
+        out.push(if d.may_switch {
+            format!(
+                "Its leaves are {full:.2}% full: after switching to a time-ordered key, REINDEX INDEX CONCURRENTLY at \
                  a quiet hour would rebuild it at about {} (estimate: size x density / 90).",
-                f.density.unwrap_or(0.0),
                 rebuilt(f.density.unwrap_or(90.0))
-            ),
+            )
+        } else {
+            format!(
+                "Its leaves are {full:.2}% full. Cause: {}. {}",
+                cause_words(kind, f, &d),
+                reindex_words(f, &d, &rebuilt)
+            )
         });
     }
     if out.is_empty() {
         let what = match kind {
-            KeyKind::Identity
-            | KeyKind::Sequence
-            | KeyKind::UuidV7
+            KeyKind::Identity | KeyKind::Sequence => {
+                "Sequential key: new keys go to the right edge of the index"
+            }
+            KeyKind::UuidV7
             | KeyKind::UuidV6
             | KeyKind::UlidUuid
             | KeyKind::Snowflake
@@ -256,20 +430,39 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::RandomText => "No finding",
         };
         // A kind read as random whose newest rows land in order all the same: what the values do
-        // decides (whatever makes these keys orders them).
-        let what = if kind.is_random() && f.insert_order == "in order" {
-            "Its values read as a random kind, but its newest rows' keys land in order (measured), so \
-             inserts go to the right edge of the index and its generator needs no change"
-        } else {
-            what
+        // decides (whatever makes these keys orders them). A uuid v1 is random only by its wrap.
+        let in_order = d.order == OrderBasis::Measured(Order::InOrder);
+        let what = match kind {
+            KeyKind::UuidV1 if in_order => {
+                "UUID v1: its newest rows' keys land in order (measured), within one turn of its clock's low 32 bits"
+            }
+            _ if kind.is_random() && in_order => {
+                "Its values read as a random kind, but its newest rows' keys land in order (measured), so \
+                 inserts go to the right edge of the index and its generator needs no change"
+            }
+            _ => what,
         };
-        let order = match f.insert_order.as_str() {
-            "in order" if !kind.is_random() => "; the newest rows' keys are in order",
+        let order = match d.order {
+            OrderBasis::Measured(Order::InOrder) if !kind.is_random() => {
+                "; the newest rows' keys are in order"
+            }
             _ => "",
         };
         out.push(format!(
             "{what} ({size}; {density}){order}. No change needed."
         ));
+    }
+    // A uuid v1 in a uuid column wraps every 429.5 s, in order or not: said once.
+    if kind == KeyKind::UuidV1
+        && f.key_form.as_deref() == Some("uuid")
+        && finding != Finding::KeysLandAtRandom
+        && d.cause != Some(Cause::Wrap)
+    {
+        out.push(
+            "Its keys wrap every 429.5 s in a uuid column's byte order (the low 32 bits of its clock come first): \
+             inserts over a longer span land through the middle of the index."
+                .into(),
+        );
     }
     if let Some(n) = &f.note {
         out.push(format!("Note: {n}."));
