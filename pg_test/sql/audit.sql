@@ -404,3 +404,15 @@ SELECT key_kind, insert_order, finding, verdict LIKE '%TYPE uuid USING%' AS told
        verdict ~* 'switch' AS told_to_switch
 FROM keybench_audit('ulid4');
 DROP SCHEMA ulid4 CASCADE;
+-- rows_per_day from the key's own times on a table that moved from uuid v4 to v7: 40,000 v4 keys
+-- (their first bits read as times up to 8,900 years ahead, nearly all above the window's floor),
+-- then 1,000 v7 keys, one every 10 minutes over the last 6.9 days: about 144 a day, counted from
+-- the v7 keys alone.
+CREATE SCHEMA moved;
+CREATE TABLE moved.events (id uuid PRIMARY KEY, n int);
+INSERT INTO moved.events SELECT gen_random_uuid(), g FROM generate_series(1, 40000) g;
+INSERT INTO moved.events SELECT public.uuidv7_at(now() - g * interval '10 minutes'), g FROM generate_series(1, 1000) g;
+SELECT key_kind, finding, round(rows_per_day) BETWEEN 140 AND 150 AS about_144_a_day,
+       sources LIKE '%rows per day: the key''s own times, 1000 of its keys of its time-ordered kind%' AS counted_v7_only
+FROM keybench_audit('moved');
+DROP SCHEMA moved CASCADE;

@@ -181,9 +181,18 @@ mod sql {
             }
             None => (time, floor, String::new()),
         };
+        // Only the keys of the time-ordered kind, and only those whose time is in the window: a
+        // table that moved from uuid v4 to v7 keeps v4 keys above the window's floor (their first
+        // bits read as times up to 8,900 years ahead), which are no rows of these days.
+        let kind_only = if kind == KeyKind::UuidV7 {
+            format!(" AND substr({col}::text, 15, 1) = '7'")
+        } else {
+            String::new()
+        };
         let q = format!(
             "SELECT count(*) AS n, extract(epoch FROM now() - min({time}))::float8 AS span
-             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days'){only}
+             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days')
+                     AND {col} < {floor}(now() + interval '1 minute'){only}{kind_only}
                    ORDER BY {col} DESC LIMIT {CAP}) s",
             quote_qualified_identifier(schema, table)
         );
@@ -198,7 +207,7 @@ mod sql {
             (
                 n as f64 * 86_400.0 / span,
                 format!(
-                    "rows per day: the key's own times, {n} of its keys from the last 30 days spanning {:.1} days{}",
+                    "rows per day: the key's own times, {n} of its keys of its time-ordered kind from the last 30 days spanning {:.1} days{}",
                     span / 86_400.0,
                     if n == CAP { " (the newest million)" } else { "" }
                 ),
