@@ -250,7 +250,8 @@ pub struct Decision {
     /// A REINDEX would hold: the next inserts keep the pages full.
     pub reindex_holds: bool,
     /// The key may be told to change its generator: a random kind whose keys are measured to land
-    /// out of order (or, values unread, whose default is a random generator), not too small.
+    /// out of order, or whose order was not measured but whose default is a random generator or
+    /// whose values are random by themselves ([`random_by_values`]); never too small.
     pub may_switch: bool,
 }
 
@@ -293,7 +294,12 @@ pub fn decide(kind: KeyKind, f: &Facts) -> Decision {
     let known_random = match order {
         OrderBasis::Measured(Order::Random | Order::Partly) => true,
         OrderBasis::Measured(Order::InOrder) | OrderBasis::Generator => false,
-        OrderBasis::Measured(Order::Unknown) | OrderBasis::Unmeasured => f.basis == "default",
+        // Not measured: random by the generator its default names, or by its values themselves
+        // (v4's version nibble over times no clock gives, random text of no time): what makes them
+        // is random whatever order they are written in.
+        OrderBasis::Measured(Order::Unknown) | OrderBasis::Unmeasured => {
+            f.basis == "default" || (random_by_values(kind) && f.basis.contains("values"))
+        }
     };
     Decision {
         order,
@@ -302,6 +308,15 @@ pub fn decide(kind: KeyKind, f: &Facts) -> Decision {
         may_switch: kind.is_random() && known_random && !too_small,
         cause,
     }
+}
+
+/// Kinds whose values alone say they are random (audit_classify gives them only where the values'
+/// times are no clock's): v4 keys and random text.
+pub fn random_by_values(kind: KeyKind) -> bool {
+    matches!(
+        kind,
+        KeyKind::UuidV4 | KeyKind::UuidV4Text | KeyKind::RandomText
+    )
 }
 
 /// The cause, looked for in this order: a wrap, a coarse time unit at the measured rate, keys of

@@ -608,7 +608,10 @@ fn no_ordered_or_unmeasured_key_is_told_to_switch() {
                                         );
                                     }
                                     let ordered = !kind.is_random() || order == Order::InOrder;
-                                    let unmeasured = order == Order::Unknown && basis != "default";
+                                    // Not measured, and random by neither its default nor its values.
+                                    let unmeasured = order == Order::Unknown
+                                        && basis != "default"
+                                        && !random_by_values(kind);
                                     let held_back = ordered || unmeasured || d.too_small;
                                     assert!(!(held_back && d.may_switch), "{kind:?} {f:?}: {d:?}");
                                     for finding in Finding::ALL {
