@@ -27,4 +27,6 @@ pub use kind::*;
 pub use verdict::*;
 
 #[cfg(test)]
+mod decision_tests;
+#[cfg(test)]
 mod tests;
