@@ -224,7 +224,8 @@ BEGIN
         INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
         FROM keybench.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
       r.finding := keybench.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
+                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes,
+                                          k.index_bytes, k."rows");
       -- A key that runs out outranks every other finding (as keybench_audit's).
       cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
       r.used_pct := (cap ->> 'used_pct')::float8;

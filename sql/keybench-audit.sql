@@ -655,6 +655,7 @@ SET LOCAL client_min_messages = warning;
 --                                        and times, and whether new rows' keys land in order
 --   pg_temp.audit_classify(...)         the key's kind, from its default and from its values
 --   pg_temp.audit_references(schema)    the foreign keys onto each audited key, with their checks
+--   pg_temp.audit_too_small(...)        too small to judge, by its leaves or else its size
 --   pg_temp.audit_finding(...)          the finding's label
 --   pg_temp.audit                       keybench_audit's row type
 -- None of them writes: each reads the catalog, and the sample reads a bounded number of pages.
@@ -865,6 +866,8 @@ DECLARE
   blocks bigint[] := '{}';
   ext name;
   updated bigint[] := '{}';
+  frozen bigint[] := '{}';
+  heap jsonb;
   updates_read boolean := false;
 BEGIN
   nblocks := pg_relation_size(tab) / current_setting('block_size')::int;
@@ -896,19 +899,27 @@ BEGIN
   parts := parts || format('SELECT ctid AS t, age(xmin) AS xage, %I AS key FROM %s WHERE ctid >= %L::tid',
                            col, tab, format('(%s,0)', tail_from));
   blocks := blocks || ARRAY(SELECT generate_series(tail_from, nblocks - 1));
-  -- The rows an UPDATE wrote, where keybench is installed to read the sampled pages' tuple
-  -- headers (keybench_audit_updated_rows): by xmin as young as new rows, but with old keys, so
-  -- ranked neither as new keys nor among the older ones. Without it (the plain-SQL audit), an updated
-  -- row counts as a new one.
+  -- The sampled pages' tuple headers, where keybench is installed to read them
+  -- (keybench_audit_pages): the rows an UPDATE wrote, by xmin as young as new rows but with old
+  -- keys, so ranked neither as new keys nor among the older ones; the frozen rows, old rows
+  -- whatever the age of their xmin reads (a freeze keeps the raw xmin, whose age wraps once the
+  -- table has lived through 2^31 transactions); and the dead tuples and free space, the deletes
+  -- the statistics counters lose on a standby or at a reset. Without it (the plain-SQL audit), an
+  -- updated row counts as a new one, a frozen row is old only where its xmin's age reads negative
+  -- (or is FrozenTransactionId's), and no page is read for deletes.
   SELECT n.nspname INTO ext FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
     WHERE e.extname = 'keybench';
   IF ext IS NOT NULL
-     AND to_regprocedure(format('%I.keybench_audit_updated_rows(regclass, bigint[])', ext)) IS NOT NULL THEN
+     AND to_regprocedure(format('%I.keybench_audit_pages(regclass, bigint[])', ext)) IS NOT NULL THEN
     BEGIN
-      EXECUTE format('SELECT %I.keybench_audit_updated_rows($1, $2)', ext) INTO updated USING tab, blocks;
+      EXECUTE format('SELECT %I.keybench_audit_pages($1, $2)', ext) INTO heap USING tab, blocks;
+      updated := ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(heap->'updated') x);
+      frozen := ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(heap->'frozen') x);
       updates_read := true;
     EXCEPTION WHEN OTHERS THEN
       updated := '{}';
+      frozen := '{}';
+      heap := NULL;
     END;
   END IF;
   q := format($q$
@@ -920,8 +931,15 @@ BEGIN
     -- rows (at least 30 of 60 or more; newest_in_class), or of them all (newest). What the
     -- inserts make now (a switch of version): the youngest twentieth of the sample, at least 10 (latest).
     f AS MATERIALIZED (
-      SELECT s.t, s.key, s.xage, f.form, f.prefix, f.version, f.ms,
+      SELECT s.t, s.key, f.form, f.prefix, f.version, f.ms,
              ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[]) AS upd,
+             -- A frozen row is an old row: older than every row not frozen, frozen rows among
+             -- themselves by their raw xmin's age where it reads as one.
+             CASE WHEN ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[])
+                       OR s.xage < 0 OR s.xage = 2147483647
+                  THEN 2147483648 + greatest(s.xage, 0) ELSE s.xage::bigint END AS xage,
+             ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[])
+               OR s.xage < 0 OR s.xage = 2147483647 AS frozen_row,
              CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
                   WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
       FROM s, pg_temp.audit_value(s.key::text, %L) f
@@ -976,6 +994,7 @@ BEGIN
       'rows', (SELECT count(*) FROM v),
       'updated_rows', (SELECT count(*) FROM v WHERE upd),
       'updated_apart', (SELECT bool_or(apart) FROM v),
+      'frozen_rows', (SELECT count(*) FROM v WHERE frozen_row),
       'newest_rows', (SELECT count(*) FROM v WHERE latest),
       'transactions', (SELECT count(DISTINCT xage) FROM v),
       'newest_transactions', (SELECT count(DISTINCT xage) FROM v WHERE newest_in_class AND class = (TABLE now_class)),
@@ -993,8 +1012,8 @@ BEGIN
       'ulid_last_ms', (SELECT max(ms) FROM v WHERE form = 'ulid'),
       'nonrfc_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
       'nonrfc_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
-      'v4_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4' AND form = 'uuid'),
-      'v4_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4' AND form = 'uuid'),
+      'v4_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4'),
+      'v4_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4'),
       'text_time_min_ms', (SELECT min(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
       'text_time_max_ms', (SELECT max(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
       'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
@@ -1012,10 +1031,21 @@ BEGIN
       'ranked_rows_all', (SELECT count(rank_all) FROM ranked_all),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
       'highest_key_is_newest', %L::tid >= %L::tid))
-    $q$, array_to_string(parts, E'\nUNION ALL '), updated, is_uuid,
+    $q$, array_to_string(parts, E'\nUNION ALL '), updated, frozen, frozen, is_uuid,
         k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from),
         top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
+  -- The sampled pages' dead tuples and free space (the spread pages' free space alone: the
+  -- table's last pages are being filled).
+  IF heap IS NOT NULL THEN
+    result := result || jsonb_build_object(
+      'heap_live', heap->'live', 'heap_dead', heap->'dead', 'fillfactor', heap->'fillfactor',
+      'heap_pages', (SELECT count(*) FROM jsonb_array_elements(heap->'free') x WHERE x <> 'null'),
+      'heap_spread_pages', (SELECT count(*) FROM jsonb_array_elements(heap->'free') WITH ORDINALITY a(x, i)
+                            WHERE a.i <= k AND a.x <> 'null'),
+      'heap_spread_free', (SELECT coalesce(sum(a.x::text::bigint), 0) FROM jsonb_array_elements(heap->'free') WITH ORDINALITY a(x, i)
+                           WHERE a.i <= k AND a.x <> 'null'));
+  END IF;
   RETURN result || jsonb_build_object('updates_read', updates_read);
 END $$;
 
@@ -1111,11 +1141,12 @@ BEGIN
           -- A ULID with v4's version and variant bits set over it (python-ulid's to_uuid4, and
           -- the like): its first 48 bits are milliseconds, which for 10 or more random v4 keys
           -- fall between 2015 and now at the 10th and 90th percentiles about never (the window
-          -- is 11 of the 8,900 years 48 bits of milliseconds span).
-          WHEN 'v4' THEN CASE WHEN main_form = 'uuid' AND (vals->'versions'->>'v4')::int >= 10
+          -- is 11 of the 8,900 years 48 bits of milliseconds span). Stored as text, it is a uuid
+          -- as text (`uuid as text`), not a random `uuid v4 as text`.
+          WHEN 'v4' THEN CASE WHEN (vals->'versions'->>'v4')::int >= 10
                                    AND (vals->>'v4_first_ms')::bigint BETWEEN plausible_from AND now_ms
                                    AND (vals->>'v4_last_ms')::bigint BETWEEN plausible_from AND now_ms
-                                THEN 'ulid as uuid'
+                                THEN CASE WHEN main_form = 'uuid' THEN 'ulid as uuid' ELSE 'uuid' END
                               WHEN main_form = 'uuid' THEN 'uuid v4 (random)' ELSE 'uuid v4' END
           WHEN 'v1' THEN 'uuid v1'
           WHEN 'v6' THEN 'uuid v6'
@@ -1243,25 +1274,43 @@ END $$;
 CREATE FUNCTION pg_temp.audit_min_leaves() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
 
+-- Too small to judge: fewer than audit_min_leaves leaves, measured; where they were not (density
+-- not measured: measure_density => false, an index the role may not read, a Citus table), an index
+-- of no more pages than that besides its meta page, or a row estimate whose keys would not fill
+-- that many pages packed full (`key_bytes` a key, 16 where not sampled, and 12 bytes of tuple
+-- header and line pointer each). The core's too_small is this (a test compares them); NULL where
+-- nothing is known.
+CREATE FUNCTION pg_temp.audit_too_small(leaf_pages bigint, index_bytes bigint, row_estimate bigint,
+                                         key_bytes float8)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+SELECT CASE WHEN leaf_pages IS NOT NULL THEN leaf_pages < pg_temp.audit_min_leaves()
+            ELSE index_bytes < (pg_temp.audit_min_leaves() + 1) * 8192::bigint
+                 OR row_estimate * (coalesce(key_bytes, 16) + 12) < pg_temp.audit_min_leaves() * 8192 END
+$$;
+
 -- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
 -- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
 -- has `leaf_pages` leaves at `density` percent (NULL: not measured), stored as `key_form` in
--- `key_bytes` bytes a key (NULL: not sampled).
+-- `key_bytes` bytes a key (NULL: not sampled), in `index_bytes` bytes for about `row_estimate`
+-- rows (what the size guard reads where the leaves were not measured).
 CREATE FUNCTION pg_temp.audit_finding(kind text, basis text, value_kinds text, insert_order text,
                                        leaf_pages bigint, density float8, key_form text DEFAULT NULL,
-                                       key_bytes float8 DEFAULT NULL)
+                                       key_bytes float8 DEFAULT NULL, index_bytes bigint DEFAULT NULL,
+                                       row_estimate bigint DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 SELECT CASE
-  -- What the values do decides over what the kind says. An index of fewer leaves than
-  -- audit_min_leaves (10: about 80 kB, a few thousand keys) is too small for any advice to change
-  -- a generator (here, and for keys landing at random below): its density says nothing yet, and a
-  -- table that small costs nothing. A key stored in the wrong type is told so at any size.
-  WHEN leaf_pages < pg_temp.audit_min_leaves() AND kind IN ('uuid v4 (random)', 'random text') THEN 'too small to judge'
+  -- What the values do decides over what the kind says. An index too small to judge
+  -- (audit_too_small: fewer than audit_min_leaves leaves, 10: about 80 kB, a few thousand keys;
+  -- by its size and row estimate where its leaves were not measured) is too small for any advice
+  -- to change a generator (here, and for keys landing at random below): its density says nothing
+  -- yet, and a table that small costs nothing. A key stored in the wrong type is told so at any size.
+  WHEN s.tiny AND kind IN ('uuid v4 (random)', 'random text') THEN 'too small to judge'
   -- New rows whose keys land in order (measured) are never told to change their generator,
   -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
   WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'uuid (no known version)', 'uuid v1')
-    THEN CASE WHEN density < 75 AND leaf_pages >= pg_temp.audit_min_leaves() THEN 'low leaf density' ELSE 'ok' END
+    THEN CASE WHEN density < 75 AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
   WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
   WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
   WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
@@ -1274,11 +1323,12 @@ SELECT CASE
    AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
     THEN 'integers stored wide'
   WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression')
-    THEN CASE WHEN leaf_pages < pg_temp.audit_min_leaves() THEN 'too small to judge' ELSE 'keys land at random' END
-  WHEN density < 75 AND leaf_pages >= pg_temp.audit_min_leaves() THEN 'low leaf density'
+    THEN CASE WHEN s.tiny THEN 'too small to judge' ELSE 'keys land at random' END
+  WHEN density < 75 AND NOT s.tiny THEN 'low leaf density'
   WHEN density < 75 THEN 'too small to judge'
   ELSE 'ok'
 END
+FROM (SELECT coalesce(pg_temp.audit_too_small(leaf_pages, index_bytes, row_estimate, key_bytes), false) AS tiny) s
 $$;
 
 -- The foreign keys that point at an audited key (its table in schema `schema_name`, or any when
@@ -1844,7 +1894,8 @@ BEGIN
         INTO r.referenced_by, r.unindexed_references, r.child_index_bytes
         FROM pg_temp.audit_references(schema_name) x WHERE x.key_index_oid = k.index_oid;
       r.finding := pg_temp.audit_finding(c.kind, c.basis, c.value_kinds, c.insert_order, d.leaf_pages,
-                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes);
+                                          nullif(d.avg_leaf_density, 'NaN'), c.key_form, c.key_bytes,
+                                          k.index_bytes, k."rows");
       -- A key that runs out outranks every other finding (as keybench_audit's).
       cap := CASE WHEN k.columns = 1 THEN caps -> (k.table_oid || '.' || k.attnum) END;
       r.used_pct := (cap ->> 'used_pct')::float8;

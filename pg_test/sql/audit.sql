@@ -329,3 +329,90 @@ SELECT key_kind, insert_order, finding, avg_leaf_density < 75 AS leaves_thinned,
        verdict LIKE '%A REINDEX would not hold%' AS no_reindex
 FROM keybench_audit('bulk');
 DROP SCHEMA bulk CASCADE;
+-- Too small to judge without measured leaves: a one-row gen_random_uuid() table is never told to
+-- switch, with density measured or not (measure_density => false: the leaves unread, the
+-- relation's size and row estimate decide). The size guard's cases, as the core's too_small
+-- unit test has them.
+CREATE SCHEMA tiny;
+CREATE TABLE tiny.one (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+INSERT INTO tiny.one (n) VALUES (1);
+SELECT d AS measure_density, leaf_pages, finding,
+       verdict LIKE '%Too small to judge%' AS said_too_small,
+       verdict ~* 'switch|set default' AS told_to_switch
+FROM unnest(ARRAY[NULL, false, true]) d, LATERAL keybench_audit('tiny', measure_density => d)
+ORDER BY d NULLS FIRST;
+SELECT keybench.audit_too_small(NULL, 16384, 1, NULL) AS one_row,
+       keybench.audit_too_small(NULL, 16384, NULL, NULL) AS two_pages,
+       keybench.audit_too_small(NULL, 41943040, NULL, NULL) AS large_no_estimate,
+       keybench.audit_too_small(NULL, 41943040, 2000, 16) AS few_rows,
+       keybench.audit_too_small(NULL, 41943040, 3000, 16) AS enough_rows,
+       keybench.audit_too_small(9, 41943040, 1000000, NULL) AS nine_leaves,
+       keybench.audit_too_small(10, 16384, 1, NULL) AS ten_leaves;
+DROP SCHEMA tiny CASCADE;
+-- Deletes measured in the heap pages the sample reads, not only the statistics counters (which
+-- read 0 on a standby and after a reset: reset here). ULID keys, two rows in three deleted and
+-- vacuumed, then 6,000 rows more: where the new keys append (monotonic ULIDs, in a uuid and as
+-- text) the cause is deletes and a REINDEX holds; where they land anywhere (ULIDs of random
+-- times) the cause is the same and no REINDEX is advised. None is told to switch.
+CREATE SCHEMA thinned;
+CREATE TABLE thinned.appends (id uuid PRIMARY KEY, n int);
+CREATE TABLE thinned.appends_text (id varchar(26) PRIMARY KEY, n int);
+CREATE TABLE thinned.scattered (id uuid PRIMARY KEY, n int);
+INSERT INTO thinned.appends SELECT public.ulid_monotonic_uuid(), g FROM generate_series(1, 30000) g;
+INSERT INTO thinned.appends_text SELECT public.ulid_monotonic(), g FROM generate_series(1, 30000) g;
+INSERT INTO thinned.scattered SELECT public.ulid_monotonic_uuid(), g FROM generate_series(1, 30000) g;
+DELETE FROM thinned.appends WHERE n % 3 <> 0;
+DELETE FROM thinned.appends_text WHERE n % 3 <> 0;
+DELETE FROM thinned.scattered WHERE n % 3 <> 0;
+VACUUM thinned.appends, thinned.appends_text, thinned.scattered;
+INSERT INTO thinned.appends SELECT public.ulid_monotonic_uuid(), g FROM generate_series(30001, 36000) g;
+INSERT INTO thinned.appends_text SELECT public.ulid_monotonic(), g FROM generate_series(30001, 36000) g;
+INSERT INTO thinned.scattered
+SELECT public.ulid_uuid_floor(now() - (g * 7919 % 6000 + 1) * interval '1 hour'), g
+FROM generate_series(30001, 36000) g;
+SELECT count(*) AS counters_reset FROM (SELECT pg_stat_reset()) r;
+SELECT table_name, key_kind, insert_order, finding, avg_leaf_density < 75 AS leaves_thinned,
+       verdict LIKE '%Cause: deletes and updates, measured in the heap pages the sample read%' AS cause_from_pages,
+       verdict LIKE '%REINDEX INDEX CONCURRENTLY at a quiet hour would rebuild%' AS reindex_advised,
+       verdict LIKE '%A REINDEX would not hold%' AS reindex_withheld,
+       verdict ~* 'switch' AS told_to_switch,
+       sources LIKE '%deletes and updates: the sampled heap pages%(enough to thin the leaves)%' AS sources_name_pages
+FROM keybench_audit('thinned') ORDER BY table_name;
+DROP SCHEMA thinned CASCADE;
+-- Insertion order on a table with frozen rows: VACUUM FREEZE, then more rows. Frozen rows count
+-- as old rows (their tuple headers say frozen), so the newest are the rows written since, whose
+-- keys land in order; sources state the measure's basis.
+CREATE SCHEMA frozen;
+CREATE TABLE frozen.v7 (id uuid PRIMARY KEY, n int);
+INSERT INTO frozen.v7 SELECT public.uuidv7(), g FROM generate_series(1, 30000) g;
+VACUUM (FREEZE) frozen.v7;
+INSERT INTO frozen.v7 SELECT public.uuidv7(), g FROM generate_series(30001, 40000) g;
+SELECT key_kind, insert_order, newest_rank > 0.9 AS newest_rank_high, finding,
+       substring(sources FROM 'frozen rows \(their tuple headers say so\): ([0-9]+) of the sampled rows')::int > 0
+         AS frozen_rows_counted
+FROM keybench_audit('frozen');
+DROP SCHEMA frozen CASCADE;
+-- A ULID with v4's version and variant bits set over it, stored as text of 36 characters: read
+-- as a uuid as text (its first 48 bits are times of these days), not as random `uuid v4 as
+-- text`; its newest rows land in order, and it is told to convert its type, never to switch.
+CREATE SCHEMA ulid4;
+CREATE TABLE ulid4.t (id varchar(36) PRIMARY KEY, n int);
+INSERT INTO ulid4.t
+SELECT overlay(overlay(public.ulid_monotonic_uuid()::text PLACING '4' FROM 15 FOR 1) PLACING '8' FROM 20 FOR 1), g
+FROM generate_series(1, 30000) g;
+SELECT key_kind, insert_order, finding, verdict LIKE '%TYPE uuid USING%' AS told_to_convert,
+       verdict ~* 'switch' AS told_to_switch
+FROM keybench_audit('ulid4');
+DROP SCHEMA ulid4 CASCADE;
+-- rows_per_day from the key's own times on a table that moved from uuid v4 to v7: 40,000 v4 keys
+-- (their first bits read as times up to 8,900 years ahead, nearly all above the window's floor),
+-- then 1,000 v7 keys, one every 10 minutes over the last 6.9 days: about 144 a day, counted from
+-- the v7 keys alone.
+CREATE SCHEMA moved;
+CREATE TABLE moved.events (id uuid PRIMARY KEY, n int);
+INSERT INTO moved.events SELECT gen_random_uuid(), g FROM generate_series(1, 40000) g;
+INSERT INTO moved.events SELECT public.uuidv7_at(now() - g * interval '10 minutes'), g FROM generate_series(1, 1000) g;
+SELECT key_kind, finding, round(rows_per_day) BETWEEN 140 AND 150 AS about_144_a_day,
+       sources LIKE '%rows per day: the key''s own times, 1000 of its keys of its time-ordered kind%' AS counted_v7_only
+FROM keybench_audit('moved');
+DROP SCHEMA moved CASCADE;

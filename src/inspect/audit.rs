@@ -181,9 +181,18 @@ mod sql {
             }
             None => (time, floor, String::new()),
         };
+        // Only the keys of the time-ordered kind, and only those whose time is in the window: a
+        // table that moved from uuid v4 to v7 keeps v4 keys above the window's floor (their first
+        // bits read as times up to 8,900 years ahead), which are no rows of these days.
+        let kind_only = if kind == KeyKind::UuidV7 {
+            format!(" AND substr({col}::text, 15, 1) = '7'")
+        } else {
+            String::new()
+        };
         let q = format!(
             "SELECT count(*) AS n, extract(epoch FROM now() - min({time}))::float8 AS span
-             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days'){only}
+             FROM (SELECT {col} AS k FROM {} WHERE {col} >= {floor}(now() - interval '30 days')
+                     AND {col} < {floor}(now() + interval '1 minute'){only}{kind_only}
                    ORDER BY {col} DESC LIMIT {CAP}) s",
             quote_qualified_identifier(schema, table)
         );
@@ -198,7 +207,7 @@ mod sql {
             (
                 n as f64 * 86_400.0 / span,
                 format!(
-                    "rows per day: the key's own times, {n} of its keys from the last 30 days spanning {:.1} days{}",
+                    "rows per day: the key's own times, {n} of its keys of its time-ordered kind from the last 30 days spanning {:.1} days{}",
                     span / 86_400.0,
                     if n == CAP { " (the newest million)" } else { "" }
                 ),
@@ -284,6 +293,15 @@ mod sql {
                 )),
                 _ => out.push_str("; rows written by an UPDATE were not told apart (their tuple headers unread): each counts as a new row"),
             }
+            // Frozen rows: old rows, whatever the age of the xmin a freeze keeps reads.
+            out.push_str(&match (v.get("updates_read").and_then(Value::as_bool), n("frozen_rows")) {
+                (Some(true), f) => format!(
+                    "; frozen rows (their tuple headers say so): {f} of the sampled rows, counted as older than every row not frozen"
+                ),
+                (_, f) => format!(
+                    "; frozen rows told apart only where the age of their xmin reads as wrapped or frozen (their tuple headers unread): {f} of the sampled rows, counted as older than every row not frozen"
+                ),
+            });
         }
         if let Some(c) = correlation {
             out.push_str(&format!(
@@ -291,6 +309,44 @@ mod sql {
             ));
         }
         out
+    }
+
+    /// The dead tuples and free space of the heap pages the value sample read (keybench.audit_values,
+    /// where keybench_audit_pages read their headers).
+    fn page_churn(v: &Value) -> Option<PageChurn> {
+        let n = |k: &str| v.get(k).and_then(Value::as_i64);
+        Some(PageChurn {
+            pages: n("heap_pages")?,
+            spread_pages: n("heap_spread_pages")?,
+            live: n("heap_live")?,
+            dead: n("heap_dead")?,
+            free_bytes: n("heap_spread_free")?,
+            reserved_share: (100 - n("fillfactor").unwrap_or(100)).max(0) as f64 / 100.0,
+        })
+    }
+
+    /// What the sampled pages and the counters say of deletes and updates, for `sources`.
+    fn churn_note(f: &Facts) -> String {
+        let pages = match f.pages {
+            Some(p) => format!(
+                "the sampled heap pages' line pointers and tuple headers: {} dead tuples or emptied line pointers against {} live in {} pages, {:.1}% of the {} spread pages' space free beyond the fillfactor's{}",
+                p.dead,
+                p.live,
+                p.pages,
+                100.0 * p.free_share(),
+                p.spread_pages,
+                if p.thins_leaves() { " (enough to thin the leaves)" } else { "" }
+            ),
+            None => "the heap pages not read (keybench_audit_pages)".into(),
+        };
+        let counters = match f.churn {
+            Some(c) => format!(
+                "pg_stat_all_tables since the statistics' reset (0 on a standby): {} inserted, {} deleted, {} updated outside HOT, {} dead against {} live",
+                c.inserted, c.deleted, c.updated_not_hot, c.dead, c.live
+            ),
+            None => "pg_stat_all_tables not read".into(),
+        };
+        format!("deletes and updates: {pages}; {counters}")
     }
 
     /// keybench.audit_references' row.
@@ -721,7 +777,7 @@ mod sql {
             };
             let leaf_pages = density.as_ref().map(|d| d.leaf_pages);
             let finding_label: String = one(
-                "SELECT keybench.audit_finding($1, $2, $3, $4, $5, $6, $7, $8)",
+                "SELECT keybench.audit_finding($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 &[
                     c.kind.clone().into(),
                     c.basis.clone().into(),
@@ -731,6 +787,8 @@ mod sql {
                     density_figure.into(),
                     c.key_form.clone().into(),
                     c.key_bytes.into(),
+                    r.index_bytes.into(),
+                    r.rows.into(),
                 ],
             )
             .unwrap_or_default();
@@ -748,7 +806,7 @@ mod sql {
                 .filter(|x| x.child_index_oid.is_none())
                 .count() as i64;
             let child_index_bytes: i64 = children.iter().filter_map(|x| x.child_index_bytes).sum();
-            let facts = Facts {
+            let mut facts = Facts {
                 table: quote_qualified_identifier(&r.schema, &r.table),
                 column: quote_identifier(r.column.clone().unwrap_or_default()),
                 type_name: r.type_name.clone(),
@@ -776,18 +834,9 @@ mod sql {
                         v.get("within_unit_descending")?.as_i64()?,
                     ))
                 }),
-            };
-            let mut text = verdict(kind, finding, &facts);
-            // A key that runs out outranks every other finding: the capacity's verdict first.
-            let cap = (r.columns == 1)
-                .then(|| r.attnum.and_then(|a| capacity.get(&(r.table_oid, a))))
-                .flatten();
-            let finding = match cap {
-                Some(c) if c.finding == "runs out" || c.finding == "wraps onto used keys" => {
-                    text = format!("{} {text}", c.verdict);
-                    Finding::RunsOut
-                }
-                _ => finding,
+                basis: c.basis.clone(),
+                pages: sampled.as_ref().and_then(|(v, _)| page_churn(v)),
+                inserts_per_sec: None,
             };
             // What this key costs the server, measured, and the projection.
             let relations: Vec<pg_sys::Oid> = one::<Vec<pg_sys::Oid>>(
@@ -876,6 +925,24 @@ mod sql {
                 child_wal,
                 child_growth_per_day,
             });
+            // The insert rate the decision weighs a time unit against: the key's own times, else
+            // the window's (or the statistics') inserts.
+            facts.inserts_per_sec = cost
+                .rows_per_day
+                .map(|d| d / 86_400.0)
+                .or(cost.inserts_per_sec);
+            let mut text = verdict(kind, finding, &facts);
+            // A key that runs out outranks every other finding: the capacity's verdict first.
+            let cap = (r.columns == 1)
+                .then(|| r.attnum.and_then(|a| capacity.get(&(r.table_oid, a))))
+                .flatten();
+            let finding = match cap {
+                Some(c) if c.finding == "runs out" || c.finding == "wraps onto used keys" => {
+                    text = format!("{} {text}", c.verdict);
+                    Finding::RunsOut
+                }
+                _ => finding,
+            };
             let mut sources = general.to_vec();
             sources.push(format!("key kind: {}", c.basis));
             if let Some(c) = cap {
@@ -900,6 +967,7 @@ mod sql {
                 sources.push(format!("rows per day: the key's own times not read: {e}"));
             }
             sources.extend(cost.notes.iter().cloned());
+            sources.push(churn_note(&facts));
             if let Some(e) = &density_sample {
                 let pages = r.index_bytes / pg_sys::BLCKSZ as i64;
                 sources.push(if e.pages_read >= pages {

@@ -1,6 +1,7 @@
-//! The tuples of a table's heap pages that an UPDATE wrote, for the audit's measure of order
-//! (keybench.audit_values): read from the tuple headers, through shared buffers, one share-locked
-//! page at a time.
+//! What the heap pages the audit samples hold, for its measure of order and of deletes
+//! (keybench.audit_values): the tuples an UPDATE wrote, the frozen ones, live and dead tuples and
+//! free space, read from the line pointers and tuple headers, through shared buffers, one
+//! share-locked page at a time.
 
 pub use keybench_core::inspect::heap::*;
 
@@ -10,12 +11,15 @@ mod sql {
     use crate::inspect::density::Regclass;
     use pgrx::prelude::*;
 
-    /// The tuples in use on `blocks` of table `tab` that an UPDATE wrote, each as block * 65536 +
-    /// offset. Blocks past the table's end are skipped; a relation without heap pages (a view, a
+    /// What `blocks` of table `tab` hold, as jsonb: `updated` and `frozen`, the tuples in use that
+    /// an UPDATE wrote and those frozen, each as block * 65536 + offset; `live` and `dead` tuples
+    /// (dead: ended by a delete or an update, or a line pointer a prune or VACUUM left); `free`,
+    /// each block's free bytes in the order given (null: skipped); `fillfactor`, the table's.
+    /// Blocks past the table's end are skipped; a relation without heap pages (a view, a
     /// partitioned table, another table access method, another session's temporary table) has
     /// none. Needs SELECT on the table, as reading its rows does.
     #[pg_extern(volatile, parallel_safe)]
-    fn keybench_audit_updated_rows(tab: Regclass, blocks: Vec<Option<i64>>) -> Vec<i64> {
+    fn keybench_audit_pages(tab: Regclass, blocks: Vec<Option<i64>>) -> pgrx::JsonB {
         let oid = tab.0;
         // SAFETY: a catalog lookup for the current user, before any lock is taken.
         let can_select = unsafe {
@@ -33,14 +37,14 @@ mod sql {
                     "permission denied for the rows of relation with OID {}",
                     oid.to_u32()
                 ),
-                "keybench_audit_updated_rows needs SELECT on the table"
+                "keybench_audit_pages needs SELECT on the table"
             );
         }
         let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
         // SAFETY: opens and locks the relation, or returns NULL if it does not exist.
         let rel = unsafe { pg_sys::try_relation_open(oid, lock) };
         if rel.is_null() {
-            return Vec::new();
+            return pgrx::JsonB(serde_json::json!({}));
         }
         // SAFETY: `rel` is open and locked; rd_rel is its pg_class row.
         let (kind, am, temp, local) = unsafe {
@@ -57,7 +61,18 @@ mod sql {
             pg_sys::RELKIND_RELATION | pg_sys::RELKIND_MATVIEW | pg_sys::RELKIND_TOASTVALUE
         ) && am == pg_sys::HEAP_TABLE_AM_OID
             && (!temp || local);
-        let mut out = Vec::new();
+        let (mut updated, mut frozen, mut free) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut live, mut dead) = (0i64, 0i64);
+        // SAFETY: `rel` is open; rd_options is NULL or the heap's StdRdOptions (as
+        // RelationGetFillFactor reads it).
+        let fillfactor = unsafe {
+            let o = (*rel).rd_options as *const pg_sys::StdRdOptions;
+            if heap && !o.is_null() {
+                (*o).fillfactor
+            } else {
+                100
+            }
+        };
         if heap {
             // SAFETY: `rel` is open; smgr reads the size of its main fork.
             let nblocks = unsafe {
@@ -65,12 +80,13 @@ mod sql {
             };
             for b in blocks.into_iter().flatten() {
                 if b < 0 || b >= nblocks as i64 {
+                    free.push(None);
                     continue;
                 }
                 check_for_interrupts!();
                 // SAFETY: `b` is below the table's size; the buffer is pinned by
                 // ReadBufferExtended and share-locked while its page is read, then released.
-                let offsets = unsafe {
+                let t = unsafe {
                     let buf = pg_sys::ReadBufferExtended(
                         rel,
                         pg_sys::ForkNumber::MAIN_FORKNUM,
@@ -83,15 +99,26 @@ mod sql {
                         pg_sys::BufferGetPage(buf) as *const u8,
                         pg_sys::BLCKSZ as usize,
                     );
-                    let offsets = updated_offsets(page);
+                    let t = read_page(page);
                     pg_sys::UnlockReleaseBuffer(buf);
-                    offsets
+                    t
                 };
-                out.extend(offsets.into_iter().map(|o| tid_number(b as u32, o)));
+                updated.extend(t.updated.iter().map(|&o| tid_number(b as u32, o)));
+                frozen.extend(t.frozen.iter().map(|&o| tid_number(b as u32, o)));
+                live += t.live;
+                dead += t.dead;
+                free.push(Some(t.free_bytes));
             }
         }
         // SAFETY: opened above with this lock.
         unsafe { pg_sys::relation_close(rel, lock) };
-        out
+        pgrx::JsonB(serde_json::json!({
+            "updated": updated,
+            "frozen": frozen,
+            "live": live,
+            "dead": dead,
+            "free": free,
+            "fillfactor": fillfactor,
+        }))
     }
 }

@@ -211,6 +211,41 @@ mod tests {
         );
     }
 
+    /// keybench.audit_too_small (sql/audit.sql, what audit_finding reads) and the core's too_small
+    /// (what the verdict reads) agree on every case at and around their edges.
+    #[pg_test]
+    fn audit_too_small_is_the_cores() {
+        use keybench_core::inspect::audit::too_small;
+        let mut tried = 0;
+        for leaves in [None, Some(0), Some(9), Some(10), Some(5000)] {
+            for bytes in [8192i64, 16384, 90111, 90112, 98304, 40 << 20] {
+                for rows in [
+                    None,
+                    Some(0),
+                    Some(1),
+                    Some(2925),
+                    Some(2926),
+                    Some(1_000_000),
+                ] {
+                    for key_bytes in [None, Some(16.0), Some(37.0)] {
+                        let sql = crate::pg::spi::one::<bool>(
+                            "SELECT coalesce(keybench.audit_too_small($1, $2, $3, $4), false)",
+                            &[leaves.into(), bytes.into(), rows.into(), key_bytes.into()],
+                        )
+                        .unwrap();
+                        assert_eq!(
+                            sql,
+                            too_small(leaves, bytes, rows, key_bytes),
+                            "{leaves:?} {bytes} {rows:?} {key_bytes:?}"
+                        );
+                        tried += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(tried, 5 * 6 * 6 * 3);
+    }
+
     /// Every SQLSTATE keybench raises reaches the server as that code.
     #[pg_test]
     fn sqlstates_reach_the_server_as_themselves() {

@@ -1,0 +1,127 @@
+//! The finding as sql/audit.sql's `keybench.audit_finding` labels it, the size below which no
+//! finding judges density, and one row of keybench_audit.
+
+/// The finding: keybench_audit's `finding`, as sql/audit.sql's `keybench.audit_finding` labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    RandomUuidDefault,
+    RandomUuidKeys,
+    SwitchedToV7,
+    UuidText,
+    UlidText,
+    RandomText,
+    WideIntegers,
+    KeysLandAtRandom,
+    LowLeafDensity,
+    TooSmallToJudge,
+    Ok,
+    /// The key's audit failed (keybench_audit's own: the error is in the verdict and sources; the
+    /// other keys are audited).
+    NotAudited,
+    /// An integer key (or its sequence) runs out of values: keybench.audit_capacity_judge's
+    /// `runs out` or `wraps onto used keys`, which outranks every other finding; its verdict is the
+    /// capacity's, put before the key's own.
+    RunsOut,
+}
+
+impl Finding {
+    pub const ALL: [Finding; 13] = [
+        Finding::RandomUuidDefault,
+        Finding::RandomUuidKeys,
+        Finding::SwitchedToV7,
+        Finding::UuidText,
+        Finding::UlidText,
+        Finding::RandomText,
+        Finding::WideIntegers,
+        Finding::KeysLandAtRandom,
+        Finding::LowLeafDensity,
+        Finding::TooSmallToJudge,
+        Finding::Ok,
+        Finding::NotAudited,
+        Finding::RunsOut,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Finding::RandomUuidDefault => "random uuid default",
+            Finding::RandomUuidKeys => "random uuid keys",
+            Finding::SwitchedToV7 => "switched to uuid v7",
+            Finding::UuidText => "uuid stored as text",
+            Finding::UlidText => "ulid stored as text",
+            Finding::RandomText => "random text key",
+            Finding::WideIntegers => "integers stored wide",
+            Finding::KeysLandAtRandom => "keys land at random",
+            Finding::LowLeafDensity => "low leaf density",
+            Finding::TooSmallToJudge => "too small to judge",
+            Finding::Ok => "ok",
+            Finding::NotAudited => "not audited",
+            Finding::RunsOut => "key runs out",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<Finding> {
+        Finding::ALL.into_iter().find(|f| f.label() == label)
+    }
+}
+
+/// Leaf pages below which an index's density is not judged (sql/audit.sql's
+/// `keybench.audit_min_leaves()`; a test checks the two agree).
+pub const MIN_LEAVES: i64 = 10;
+
+/// One row of keybench_audit, by column name: the composite type keybench.audit (sql/audit.sql)
+/// has these attributes in this order (a test checks it), and the extension writes each row as
+/// this struct's JSON into it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AuditRow {
+    pub schema_name: String,
+    pub table_name: String,
+    pub index_name: String,
+    pub constraint_kind: String,
+    pub key_columns: String,
+    pub key_default: Option<String>,
+    pub key_kind: String,
+    pub kind_basis: String,
+    pub key_form: Option<String>,
+    pub key_bytes: Option<f64>,
+    pub value_kinds: Option<String>,
+    pub switched_at: Option<String>,
+    pub insert_order: String,
+    pub newest_rank: Option<f64>,
+    pub row_estimate: Option<i64>,
+    pub index_bytes: i64,
+    pub share_of_shared_buffers: f64,
+    pub leaf_pages: Option<i64>,
+    pub avg_leaf_density: Option<f64>,
+    pub leaf_fragmentation: Option<f64>,
+    pub bytes_per_key: Option<f64>,
+    pub projected_rows_at_shared_buffers: Option<i64>,
+    pub referenced_by: i32,
+    pub unindexed_references: i32,
+    pub child_index_bytes: i64,
+    pub finding: String,
+    pub verdict: String,
+    pub sample_seconds: Option<f64>,
+    pub wal_bytes: Option<i64>,
+    pub fpi_bytes: Option<i64>,
+    pub wal_share: Option<f64>,
+    pub table_wal_bytes: Option<i64>,
+    pub table_fpi_bytes: Option<i64>,
+    pub with_children_wal_bytes: Option<i64>,
+    pub with_children_fpi_bytes: Option<i64>,
+    pub inserts_per_sec: Option<f64>,
+    pub wal_per_inserted_row: Option<f64>,
+    pub rows_per_day: Option<f64>,
+    pub checkpoints_per_hour: Option<f64>,
+    pub rows_per_checkpoint: Option<f64>,
+    pub r_over_l: Option<f64>,
+    pub projected_wal_saving_per_day: Option<i64>,
+    pub days_to_shared_buffers: Option<f64>,
+    pub with_children_days_to_shared_buffers: Option<f64>,
+    pub days_to_ram: Option<f64>,
+    pub io_cost_per_month: Option<f64>,
+    pub sources: String,
+    /// Keys that run out (keybench.audit_capacity): the share of the key's values used, and the
+    /// days left at the rate its readings measured (NULL without one).
+    pub used_pct: Option<f64>,
+    pub days_left: Option<f64>,
+}
