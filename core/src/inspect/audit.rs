@@ -35,6 +35,20 @@ pub enum KeyKind {
     ObjectIdText,
     /// A cuid (v1): 'c', the time in milliseconds in base36, a counter, a fingerprint, random.
     Cuid,
+    /// An XID: 20 characters of base32hex, seconds first, then machine, process and counter.
+    Xid,
+    /// A Firebase push id: 20 characters, milliseconds in the first 8, then 72 random bits.
+    PushId,
+    /// Text of no known family that begins with a Unix time in seconds (10 decimal digits).
+    TimeTextSeconds,
+    /// Text of no known family that begins with a Unix time in milliseconds (13 decimal digits).
+    TimeTextMillis,
+    /// A ULID's (or a timeflake's) 128 bits as hex text: milliseconds in the first 48 bits.
+    UlidHexText,
+    /// ULIDs (or TypeIDs) after several prefixes in one column: each prefix an append point.
+    UlidPerPrefix,
+    /// 40 or 64 hex digits: a SHA-1's or a SHA-256's length, random.
+    ContentHash,
     RandomText,
     /// Integers the application supplies (no default), with no time in them.
     Integer,
@@ -44,7 +58,7 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
-    pub const ALL: [KeyKind; 23] = [
+    pub const ALL: [KeyKind; 30] = [
         KeyKind::Identity,
         KeyKind::Sequence,
         KeyKind::UuidV4,
@@ -63,6 +77,13 @@ impl KeyKind {
         KeyKind::Ksuid,
         KeyKind::ObjectIdText,
         KeyKind::Cuid,
+        KeyKind::Xid,
+        KeyKind::PushId,
+        KeyKind::TimeTextSeconds,
+        KeyKind::TimeTextMillis,
+        KeyKind::UlidHexText,
+        KeyKind::UlidPerPrefix,
+        KeyKind::ContentHash,
         KeyKind::RandomText,
         KeyKind::Integer,
         KeyKind::Expression,
@@ -90,6 +111,13 @@ impl KeyKind {
             KeyKind::Ksuid => "ksuid",
             KeyKind::ObjectIdText => "objectid as text",
             KeyKind::Cuid => "cuid",
+            KeyKind::Xid => "xid",
+            KeyKind::PushId => "firebase push id",
+            KeyKind::TimeTextSeconds => "time-prefixed text (seconds)",
+            KeyKind::TimeTextMillis => "time-prefixed text (milliseconds)",
+            KeyKind::UlidHexText => "ulid as hex text",
+            KeyKind::UlidPerPrefix => "ulid as text, per prefix",
+            KeyKind::ContentHash => "content hash",
             KeyKind::RandomText => "random text",
             KeyKind::Integer => "application-supplied integer",
             KeyKind::Expression => "expression",
@@ -119,6 +147,7 @@ impl KeyKind {
             | KeyKind::UuidV1
             | KeyKind::UuidOther
             | KeyKind::UuidOtherText
+            | KeyKind::ContentHash
             | KeyKind::RandomText => true,
             KeyKind::Identity
             | KeyKind::Sequence
@@ -133,6 +162,12 @@ impl KeyKind {
             | KeyKind::Ksuid
             | KeyKind::ObjectIdText
             | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText
+            | KeyKind::UlidPerPrefix
             | KeyKind::Integer
             | KeyKind::Expression
             | KeyKind::Composite
@@ -145,8 +180,15 @@ impl KeyKind {
     /// low leaf density of an ordered-looking key.
     pub fn coarse_unit(self) -> Option<&'static str> {
         match self {
-            KeyKind::Ksuid | KeyKind::ObjectIdText => Some("second"),
-            KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::Cuid => Some("millisecond"),
+            KeyKind::Ksuid | KeyKind::ObjectIdText | KeyKind::Xid | KeyKind::TimeTextSeconds => {
+                Some("second")
+            }
+            KeyKind::UlidText
+            | KeyKind::UlidUuid
+            | KeyKind::UlidHexText
+            | KeyKind::Cuid
+            | KeyKind::PushId
+            | KeyKind::TimeTextMillis => Some("millisecond"),
             _ => None,
         }
     }
@@ -200,6 +242,13 @@ impl KeyKind {
             | KeyKind::Ksuid
             | KeyKind::ObjectIdText
             | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText
+            | KeyKind::UlidPerPrefix
+            | KeyKind::ContentHash
             | KeyKind::RandomText
             | KeyKind::Integer
             | KeyKind::Expression
@@ -367,6 +416,15 @@ pub fn low_density_cause(kind: KeyKind, f: &Facts) -> (String, bool) {
                 kind,
                 KeyKind::Identity | KeyKind::Sequence | KeyKind::Snowflake | KeyKind::SnowflakeLike
             ));
+    if kind == KeyKind::UlidPerPrefix {
+        return (
+            "each prefix is an append point of its own: the keys of every prefix but the highest land \
+             in the middle of the index, where a full leaf splits in half rather than at the right \
+             edge, so those leaves settle about half full whatever order each prefix's keys take"
+                .into(),
+            false,
+        );
+    }
     if kind == KeyKind::UuidV1 && f.key_form.as_deref() == Some("uuid") {
         return (
             "uuid v1 stores the low 32 bits of its clock (100 ns units) first, so in a uuid column's byte \
@@ -689,8 +747,18 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UlidUuid
             | KeyKind::Snowflake
             | KeyKind::SnowflakeLike => "Time-ordered key: new keys go to the right edge of the index",
-            KeyKind::Ksuid | KeyKind::ObjectIdText | KeyKind::Cuid => {
+            KeyKind::Ksuid
+            | KeyKind::ObjectIdText
+            | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText => {
                 "Time-prefixed key: new keys go to the right edge of the index, in the order of their time"
+            }
+            KeyKind::UlidPerPrefix => {
+                "Time-prefixed keys after several prefixes: each prefix's new keys go to the right edge of its own part of the index"
             }
             KeyKind::Integer => "Integers the application supplies",
             KeyKind::ApplicationSupplied => {
@@ -706,6 +774,7 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UuidV7Text
             | KeyKind::UuidOtherText
             | KeyKind::UlidText
+            | KeyKind::ContentHash
             | KeyKind::RandomText => "No finding",
         };
         // A kind read as random whose newest rows land in order all the same: what the values do
@@ -1576,6 +1645,30 @@ mod unit_tests {
             v.contains("Note: its default") && v.contains("without an index on the child: 1 of 3"),
             "{v}"
         );
+    }
+
+    #[test]
+    fn per_prefix_ulids_low_density_is_their_append_points() {
+        // ULIDs after several prefixes, measured in order per prefix: the low density is each
+        // prefix's append point splitting leaves in the middle, which no REINDEX keeps away, and
+        // no conversion to a uuid is offered (it would drop the prefixes).
+        let f = Facts {
+            type_name: "text".into(),
+            insert_order: "in order".into(),
+            key_form: Some("text: 26 characters (ULID) after a prefix (org_, user_)".into()),
+            ..facts()
+        };
+        let (cause, holds) = low_density_cause(KeyKind::UlidPerPrefix, &f);
+        assert!(cause.contains("append point") && !holds, "{cause}");
+        let v = verdict(KeyKind::UlidPerPrefix, Finding::LowLeafDensity, &f);
+        assert!(
+            v.contains("append point") && !v.contains("ulid_to_uuid"),
+            "{v}"
+        );
+        assert_eq!(KeyKind::UlidPerPrefix.coarse_unit(), None);
+        assert_eq!(KeyKind::Xid.coarse_unit(), Some("second"));
+        assert_eq!(KeyKind::PushId.coarse_unit(), Some("millisecond"));
+        assert!(KeyKind::ContentHash.is_random() && !KeyKind::UlidHexText.is_random());
     }
 
     #[test]
