@@ -47,4 +47,18 @@ SELECT (SELECT avg_leaf_density FROM keybench_density('fam.three_prefixes_pkey')
 SELECT table_name, verdict LIKE '%each prefix is an append point of its own%' AS names_append_points,
        verdict NOT LIKE '%ulid_to_uuid%' AS no_conversion
 FROM keybench_audit('fam') WHERE key_kind = 'ulid as text, per prefix' ORDER BY 1;
+-- A ULID's 128 bits as 32 hex digits (keybench's ulid_monotonic_uuid as hex, no version bits):
+-- ulid as hex text, found a uuid stored as text; keybench_plan rewrites it with id::uuid, which
+-- keeps every key's bits and their order.
+CREATE TABLE fam.ulid_hex (id char(32) PRIMARY KEY, n int);
+INSERT INTO fam.ulid_hex SELECT replace(ulid_monotonic_uuid()::text, '-', ''), g FROM generate_series(1, 3000) g;
+CREATE TEMP TABLE ulid_hex_before AS SELECT id, n FROM fam.ulid_hex;
+SELECT key_kind, key_form, insert_order, finding FROM keybench_audit('fam') WHERE table_name = 'ulid_hex';
+SELECT step, action FROM keybench_plan('fam.ulid_hex') ORDER BY step;
+\set ECHO none
+SELECT statement FROM keybench_plan('fam.ulid_hex') ORDER BY step \gexec
+\set ECHO all
+SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'fam.ulid_hex'::regclass AND attname = 'id';
+SELECT count(*) AS rows_with_their_bits FROM fam.ulid_hex u JOIN ulid_hex_before b ON replace(u.id::text, '-', '') = b.id AND u.n = b.n;
+SELECT bool_and(n = k) AS same_order FROM (SELECT n, row_number() OVER (ORDER BY id) AS k FROM fam.ulid_hex) x;
 DROP SCHEMA fam CASCADE;

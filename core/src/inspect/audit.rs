@@ -193,11 +193,15 @@ impl KeyKind {
         }
     }
 
-    /// A uuid stored as text (36 characters, or 32 hex digits).
+    /// A uuid stored as text (36 characters, or 32 hex digits), or a ULID's or timeflake's 128
+    /// bits as 32 hex digits (`id::uuid` reads them, in the same order).
     pub fn is_uuid_text(self) -> bool {
         matches!(
             self,
-            KeyKind::UuidV4Text | KeyKind::UuidV7Text | KeyKind::UuidOtherText
+            KeyKind::UuidV4Text
+                | KeyKind::UuidV7Text
+                | KeyKind::UuidOtherText
+                | KeyKind::UlidHexText
         )
     }
 
