@@ -84,10 +84,13 @@ ORDER BY pg_relation_size(ic.oid) DESC, n.nspname, t.relname, ic.relname
 $$;
 
 -- The form of one key value, from its text: uuid (the native type, text of 36 characters, or 32 hex
--- digits, each perhaps after a short prefix such as 'm-' or 'tr-'), ULID (26 characters of
--- Crockford's base32), an integer, or other text. For a uuid form: its version (RFC 9562's nibble,
--- 'non-rfc' for another variant) and the Unix milliseconds in its first 48 bits; for a ULID its
--- milliseconds.
+-- digits), ULID (26 characters of Crockford's base32), KSUID, ObjectId, cuid, XID, a Firebase push
+-- id, text that begins with a Unix time in decimal (13 digits: milliseconds, 10: seconds), a
+-- content hash's 40 or 64 hex digits, an integer, or other text; each perhaps after a prefix
+-- ('m-', 'tr-', 'prod_', 'invoice_item_': letters and digits in parts joined by '_', ending in
+-- '-', '_' or ':'), which is returned apart. For a uuid form: its version (RFC 9562's nibble,
+-- 'non-rfc' for another variant) and the Unix milliseconds in its first 48 bits; for the
+-- time-prefixed forms the Unix milliseconds of their time.
 CREATE FUNCTION keybench.audit_value(v text, is_uuid boolean)
 RETURNS TABLE (form text, prefix text, version text, ms bigint)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
@@ -104,11 +107,19 @@ BEGIN
     form := 'uuid';
     hex := replace(v, '-', '');
   ELSE
-    m := regexp_match(v, '^([A-Za-z][A-Za-z0-9]{0,7}[-_:])(.+)$');
+    -- A prefix: letters and digits, in parts joined by '_' ('invoice_item_'), up to 40 characters
+    -- with its separator, before a body of a form read below (a uuid's text or hex, a ULID, or
+    -- letters and digits).
+    m := regexp_match(v, '^([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*[-_:])'
+                         '([0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}|[0-9A-Za-z]{14,})$');
+    IF length(m[1]) > 40 THEN m := NULL; END IF;
     body := v;
     IF m IS NOT NULL AND (m[2] ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$'
                           OR m[2] ~* '^[0-7][0-9a-hjkmnp-tv-z]{25}$'
-                          OR m[2] ~ '^[0-9A-Za-z]{27}$') THEN
+                          OR m[2] ~ '^[0-9A-Za-z]{27}$'
+                          -- random characters after a lowercase prefix ending in '_', as Stripe's
+                          -- 'cus_' and 24 of base62: read as text after the prefix
+                          OR (m[2] ~ '^[0-9A-Za-z]{14,}$' AND m[1] ~ '^[a-z][a-z0-9]*(_[a-z0-9]+)*_$')) THEN
       prefix := m[1];
       body := m[2];
     ELSE
@@ -139,6 +150,11 @@ BEGIN
          AND ((strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ', upper(substr(body, 14, 1))) - 1) >> 2) & 3 = 2 THEN
         version := 'v7';
       END IF;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~* '^[0-9a-f]{40}$' OR body ~* '^[0-9a-f]{64}$' THEN
+      -- 40 or 64 hex digits: a SHA-1's or a SHA-256's length (a content hash; no time in it).
+      form := CASE length(body) WHEN 40 THEN 'sha1' ELSE 'sha256' END;
       RETURN NEXT;
       RETURN;
     ELSIF body ~ '^[0-9a-f]{24}$' THEN
@@ -174,8 +190,42 @@ BEGIN
       END;
       RETURN NEXT;
       RETURN;
+    ELSIF body ~ '^[0-9a-v]{20}$' THEN
+      -- An XID: 12 bytes in 20 characters of base32hex (0-9a-v), the first 4 bytes seconds since
+      -- 1970 (the first 7 characters' 35 bits, less the last 3), then a machine, a process id and
+      -- a counter.
+      form := 'xid';
+      FOR i IN 1..7 LOOP
+        acc := acc * 32 + strpos('0123456789abcdefghijklmnopqrstuv', substr(body, i, 1)) - 1;
+      END LOOP;
+      ms := (acc >> 3) * 1000;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^[-0-9A-Za-z_]{20}$' THEN
+      -- A Firebase push id: 20 characters of a 64-character alphabet in ASCII order, the first 8
+      -- the Unix milliseconds (6 bits each), then 12 random characters (incremented within one
+      -- millisecond by the client that made them).
+      form := 'pushid';
+      FOR i IN 1..8 LOOP
+        acc := acc * 64 + strpos('-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz', substr(body, i, 1)) - 1;
+      END LOOP;
+      ms := acc;
+      RETURN NEXT;
+      RETURN;
     ELSIF v ~ '^-?[0-9]{1,19}$' THEN
       form := 'integer';
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^[0-9]{13}[^0-9]' THEN
+      -- Text that begins with a Unix time in decimal and goes on: milliseconds (13 digits) ...
+      form := 'timetext-ms';
+      ms := left(body, 13)::bigint;
+      RETURN NEXT;
+      RETURN;
+    ELSIF body ~ '^[0-9]{10}[^0-9]' THEN
+      -- ... or seconds (10 digits).
+      form := 'timetext-s';
+      ms := left(body, 10)::bigint * 1000;
       RETURN NEXT;
       RETURN;
     ELSE
@@ -283,20 +333,33 @@ BEGIN
     -- are ordered as written. Ranked for the order: the youngest quarter of each class's sampled
     -- rows (at least 30 of 60 or more; newest_in_class), or of them all (newest). What the
     -- inserts make now (a switch of version): the youngest twentieth of the sample, at least 10 (latest).
-    f AS MATERIALIZED (
-      SELECT s.t, s.key, f.form, f.prefix, f.version, f.ms,
-             ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[]) AS upd,
-             -- A frozen row is an old row: older than every row not frozen, frozen rows among
-             -- themselves by their raw xmin's age where it reads as one.
-             CASE WHEN ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[])
-                       OR s.xage < 0 OR s.xage = 2147483647
-                  THEN 2147483648 + greatest(s.xage, 0) ELSE s.xage::bigint END AS xage,
-             ((s.t::text::point)[0]::bigint * 65536 + (s.t::text::point)[1]::bigint) = ANY (%L::bigint[])
-               OR s.xage < 0 OR s.xage = 2147483647 AS frozen_row,
-             CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form
-                  WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
+    f0 AS MATERIALIZED (
+      SELECT s.t, s.key, s.xage, f.form, f.prefix, f.version, f.ms
       FROM s, keybench.audit_value(s.key::text, %L) f
       WHERE s.key IS NOT NULL),
+    -- A prefix before random characters ('cus_') is a prefix where a tenth of the sampled
+    -- values or more share it; else it is the random text's own ('aj_' in a nanoid).
+    f1 AS MATERIALIZED (
+      SELECT f0.t, f0.key, f0.xage, f0.form, f0.version, f0.ms,
+             CASE WHEN f0.form = 'text' AND f0.prefix <> '' AND count(*) OVER (PARTITION BY f0.prefix) * 10 < count(*) OVER ()
+                  THEN '' ELSE f0.prefix END AS prefix
+      FROM f0),
+    f AS MATERIALIZED (
+      SELECT f.t, f.key, f.form, f.prefix, f.version, f.ms,
+             ((f.t::text::point)[0]::bigint * 65536 + (f.t::text::point)[1]::bigint) = ANY (%L::bigint[]) AS upd,
+             -- A frozen row is an old row: older than every row not frozen, frozen rows among
+             -- themselves by their raw xmin's age where it reads as one.
+             CASE WHEN ((f.t::text::point)[0]::bigint * 65536 + (f.t::text::point)[1]::bigint) = ANY (%L::bigint[])
+                       OR f.xage < 0 OR f.xage = 2147483647
+                  THEN 2147483648 + greatest(f.xage, 0) ELSE f.xage::bigint END AS xage,
+             ((f.t::text::point)[0]::bigint * 65536 + (f.t::text::point)[1]::bigint) = ANY (%L::bigint[])
+               OR f.xage < 0 OR f.xage = 2147483647 AS frozen_row,
+             -- the class a key is ranked in: its version for a uuid form, else its form and
+             -- prefix (each prefix of a column that holds several, user_ and org_, is an
+             -- append point of its own)
+             CASE WHEN f.form NOT IN ('uuid', 'text36', 'hex32') THEN f.form || CASE WHEN f.prefix <> '' THEN ' ' || f.prefix ELSE '' END
+                  WHEN f.version IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN f.version ELSE 'other' END AS class
+      FROM f1 f),
     -- Rows an UPDATE wrote are left out where 60 or more others remain to rank; else (a table
     -- whose every row is updated soon after its insert) they count as new, and sources say so.
     fa AS MATERIALIZED (
@@ -367,24 +430,30 @@ BEGIN
       'nonrfc_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'non-rfc'),
       'v4_first_ms', (SELECT percentile_disc(0.1) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4'),
       'v4_last_ms', (SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) FROM v WHERE version = 'v4'),
-      'text_time_min_ms', (SELECT min(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
-      'text_time_max_ms', (SELECT max(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid')),
+      'text_time_min_ms', (SELECT min(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid', 'xid', 'pushid', 'timetext-ms', 'timetext-s')),
+      'text_time_max_ms', (SELECT max(ms) FROM v WHERE form IN ('ksuid', 'objectid', 'cuid', 'xid', 'pushid', 'timetext-ms', 'timetext-s')),
       'int_min', (SELECT min(key::text::numeric) FROM v WHERE form = 'integer'),
       'int_max', (SELECT max(key::text::numeric) FROM v WHERE form = 'integer'),
-      'text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) AS l, count(*) AS n FROM v WHERE form = 'text' GROUP BY 1) x),
-      'text_prefix_share', (SELECT max(n)::float8 / sum(n) FROM (SELECT count(*) AS n FROM v WHERE form = 'text' GROUP BY left(key::text, 2)) x),
-      'text_alphabet', (SELECT CASE WHEN bool_and(key::text ~ '^[0-9a-f]+$') THEN 'hex'
-                                    WHEN bool_and(key::text ~ '^[0-9a-z]+$') THEN 'lower alphanumeric'
-                                    WHEN bool_and(key::text ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
-                                    WHEN bool_and(key::text ~ '^[0-9A-Za-z_-]+$') THEN 'url-safe'
+      -- (of the text after a prefix, where there is one)
+      'text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) - length(prefix) AS l, count(*) AS n FROM v WHERE form = 'text' GROUP BY 1) x),
+      'text_prefix_share', (SELECT max(n)::float8 / sum(n) FROM (SELECT count(*) AS n FROM v WHERE form = 'text' GROUP BY left(substr(key::text, length(prefix) + 1), 2)) x),
+      'text_alphabet', (SELECT CASE WHEN bool_and(substr(key::text, length(prefix) + 1) ~ '^[0-9a-f]+$') THEN 'hex'
+                                    WHEN bool_and(substr(key::text, length(prefix) + 1) ~ '^[0-9a-z]+$') THEN 'lower alphanumeric'
+                                    WHEN bool_and(substr(key::text, length(prefix) + 1) ~ '^[0-9A-Za-z]+$') THEN 'alphanumeric'
+                                    WHEN bool_and(substr(key::text, length(prefix) + 1) ~ '^[0-9A-Za-z_-]+$') THEN 'url-safe'
                                     ELSE 'mixed' END FROM v WHERE form = 'text'),
       'newest_rank', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL AND class = (TABLE now_class)),
       'ranked_rows', (SELECT count(rank) FROM ranked WHERE class = (TABLE now_class)),
       'newest_rank_all', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank_all) FROM ranked_all WHERE rank_all IS NOT NULL),
       'ranked_rows_all', (SELECT count(rank_all) FROM ranked_all),
+      'time_text_lengths', (SELECT jsonb_object_agg(l, n) FROM (SELECT length(key::text) AS l, count(*) AS n FROM v WHERE form IN ('timetext-ms', 'timetext-s') GROUP BY 1) x),
+      -- each newest key among the older keys of its own class, every class: the order of a column
+      -- of several prefixes, each ranked among its own
+      'newest_rank_classes', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rank) FROM ranked WHERE rank IS NOT NULL),
+      'ranked_rows_classes', (SELECT count(rank) FROM ranked),
       'key_bytes', (SELECT round(avg(pg_column_size(key)), 1) FROM v),
       'highest_key_is_newest', %L::tid >= %L::tid))
-    $q$, array_to_string(parts, E'\nUNION ALL '), updated, frozen, frozen, is_uuid,
+    $q$, array_to_string(parts, E'\nUNION ALL '), is_uuid, updated, frozen, frozen,
         k + (nblocks - tail_from), k, nblocks - tail_from, nblocks, format('(%s,0)', tail_from),
         top_tid, format('(%s,0)', tail_from));
   EXECUTE q INTO result;
@@ -435,6 +504,8 @@ DECLARE
   sf_epoch text;
   sf_ms numeric;
   sf_named boolean;
+  -- the prefixes the values hold: several, each an append point of its own
+  prefixes int := (SELECT count(*) FROM jsonb_object_keys(coalesce(vals->'prefixes', '{}')));
 BEGIN
   key_bytes := (vals->>'key_bytes')::float8;
   insert_order := 'unknown';
@@ -505,19 +576,31 @@ BEGIN
           WHEN 'v6' THEN 'uuid v6'
           WHEN 'v8' THEN 'uuid v8'
           WHEN 'non-rfc' THEN
+            -- (as text, 32 hex digits or 36 characters: a ULID's or a timeflake's hex, time in
+            -- its first 48 bits)
             CASE WHEN (vals->>'nonrfc_first_ms')::bigint BETWEEN plausible_from AND now_ms
                   AND (vals->>'nonrfc_last_ms')::bigint BETWEEN plausible_from AND now_ms
-                 THEN 'ulid as uuid' ELSE 'uuid (no known version)' END
+                 THEN CASE WHEN main_form = 'uuid' THEN 'ulid as uuid' ELSE 'ulid as hex text' END
+                 ELSE 'uuid (no known version)' END
           ELSE 'uuid (no known version)'
         END
         || CASE WHEN main_form <> 'uuid' AND main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN ' as text' ELSE '' END
+      -- ULIDs (or TypeIDs) after several prefixes (user_, org_): each prefix's keys in order
+      -- among themselves, none convertible to a uuid without losing its prefix
+      WHEN main_form = 'ulid' AND prefixes > 1 THEN 'ulid as text, per prefix'
       WHEN main_form = 'ulid' THEN 'ulid as text'
       -- Time-prefixed text whose every sampled time lies between 2009 and now: KSUID, ObjectId,
-      -- cuid (random characters of the same shape read as times anywhere from 1970 to 2150).
-      WHEN main_form IN ('ksuid', 'objectid', 'cuid')
+      -- cuid, XID, Firebase push ids, text that begins with a Unix time in decimal (random
+      -- characters of the same shape read as times anywhere from 1970 to 2150 or later).
+      WHEN main_form IN ('ksuid', 'objectid', 'cuid', 'xid', 'pushid', 'timetext-ms', 'timetext-s')
        AND (vals->>'text_time_min_ms')::bigint >= 1230768000000 AND (vals->>'text_time_max_ms')::bigint <= now_ms
-        THEN CASE main_form WHEN 'ksuid' THEN 'ksuid' WHEN 'objectid' THEN 'objectid as text' ELSE 'cuid' END
-      WHEN main_form IN ('ksuid', 'objectid', 'cuid') AND rows >= 20 THEN 'random text'
+        THEN CASE main_form WHEN 'ksuid' THEN 'ksuid' WHEN 'objectid' THEN 'objectid as text' WHEN 'cuid' THEN 'cuid'
+                            WHEN 'xid' THEN 'xid' WHEN 'pushid' THEN 'firebase push id'
+                            WHEN 'timetext-ms' THEN 'time-prefixed text (milliseconds)'
+                            ELSE 'time-prefixed text (seconds)' END
+      WHEN main_form IN ('ksuid', 'objectid', 'cuid', 'xid', 'pushid') AND rows >= 20 THEN 'random text'
+      -- 40 or 64 hex digits: a SHA-1's or SHA-256's length; what a content hash is (random)
+      WHEN main_form IN ('sha1', 'sha256') THEN 'content hash'
       WHEN main_form = 'integer' THEN
         CASE WHEN sf_epoch LIKE 'Twitter%' THEN 'snowflake'
              WHEN (vals->>'int_min')::numeric >= 2^40 THEN 'snowflake-like integer'
@@ -569,6 +652,16 @@ BEGIN
     WHEN main_form = 'ksuid' THEN 'text: 27 characters (KSUID: seconds since 2014-05-13, then 128 random bits)'
     WHEN main_form = 'objectid' THEN 'text: 24 hex digits (ObjectId: seconds, then random and a counter)'
     WHEN main_form = 'cuid' THEN 'text: 25 characters (cuid: c, then milliseconds in base36)'
+    WHEN main_form = 'xid' THEN 'text: 20 characters (XID: seconds, then machine, process and counter in base32hex)'
+    WHEN main_form = 'pushid' THEN 'text: 20 characters (Firebase push id: milliseconds, then 72 random bits)'
+    WHEN main_form = 'timetext-ms' THEN 'text: ' || coalesce((SELECT CASE WHEN count(*) <= 3 THEN string_agg(l.key, ' or ' ORDER BY l.key::int)
+                                        ELSE min(l.key::int) || ' to ' || max(l.key::int) END
+                            FROM jsonb_each_text(vals->'time_text_lengths') l), '?') || ' characters (Unix milliseconds in 13 digits first)'
+    WHEN main_form = 'timetext-s' THEN 'text: ' || coalesce((SELECT CASE WHEN count(*) <= 3 THEN string_agg(l.key, ' or ' ORDER BY l.key::int)
+                                        ELSE min(l.key::int) || ' to ' || max(l.key::int) END
+                            FROM jsonb_each_text(vals->'time_text_lengths') l), '?') || ' characters (Unix seconds in 10 digits first)'
+    WHEN main_form = 'sha1' THEN 'text: 40 hex digits (a SHA-1''s length)'
+    WHEN main_form = 'sha256' THEN 'text: 64 hex digits (a SHA-256''s length)'
     WHEN is_text AND main_form = 'text' THEN
       -- up to three lengths named, more as their range
       'text: ' || coalesce((SELECT CASE WHEN count(*) <= 3 THEN string_agg(l.key, ' or ' ORDER BY l.key::int)
@@ -607,6 +700,10 @@ BEGIN
   IF main IN ('v1', 'v4', 'v6', 'v7', 'v8') THEN
     newest_rank := (vals->>'newest_rank')::float8;
     ranked_rows := coalesce((vals->>'ranked_rows')::int, 0);
+  ELSIF prefixes > 1 AND main_form NOT IN ('uuid', 'text36', 'hex32') THEN
+    -- several prefixes: each newest key ranked among the older keys of its own prefix
+    newest_rank := (vals->>'newest_rank_classes')::float8;
+    ranked_rows := coalesce((vals->>'ranked_rows_classes')::int, 0);
   ELSE
     newest_rank := (vals->>'newest_rank_all')::float8;
     ranked_rows := coalesce((vals->>'ranked_rows_all')::int, 0);
@@ -618,6 +715,15 @@ BEGIN
     WHEN newest_rank >= 0.9 THEN 'in order'
     WHEN newest_rank <= 0.7 THEN 'random'
     ELSE 'partly in order' END;
+  IF kind = 'ulid as text, per prefix' THEN
+    note := concat_ws('; ', note, format('its values hold %s prefixes (%s), each an append point of its own in the index, and their order is measured per prefix; a uuid column would drop the prefix',
+                                         prefixes, (SELECT string_agg(p, ', ' ORDER BY p) FROM jsonb_object_keys(vals->'prefixes') p)));
+  END IF;
+  -- A uuid v1 in a uuid column: its first bytes are its clock's low 32 bits, in order only
+  -- within one turn of them.
+  IF kind = 'uuid v1' AND type_name = 'uuid' AND insert_order = 'in order' THEN
+    note := concat_ws('; ', note, 'uuid v1 stores the low 32 bits of its clock (100 ns units) first, so in a uuid column''s byte order its keys wrap every 429.5 s: the sample''s newest keys are in order, and a load longer than that sweeps its inserts through the middle of the index');
+  END IF;
   RETURN NEXT;
 END $$;
 
@@ -659,17 +765,19 @@ SELECT CASE
   -- by its size and row estimate where its leaves were not measured) is too small for any advice
   -- to change a generator (here, and for keys landing at random below): its density says nothing
   -- yet, and a table that small costs nothing. A key stored in the wrong type is told so at any size.
-  WHEN s.tiny AND kind IN ('uuid v4 (random)', 'random text') THEN 'too small to judge'
+  WHEN s.tiny AND kind IN ('uuid v4 (random)', 'random text', 'content hash') THEN 'too small to judge'
   -- New rows whose keys land in order (measured) are never told to change their generator,
   -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
-  WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'uuid (no known version)', 'uuid v1')
+  WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'content hash', 'uuid (no known version)', 'uuid v1')
     THEN CASE WHEN density < 75 AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
   WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
   WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
   WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
   WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
+  -- a ULID's or timeflake's 128 bits as hex: what a uuid column holds in 16 bytes, in the same order
+  WHEN kind = 'ulid as hex text' THEN 'uuid stored as text'
   WHEN kind = 'ulid as text' THEN 'ulid stored as text'
-  WHEN kind = 'random text' THEN 'random text key'
+  WHEN kind IN ('random text', 'content hash') THEN 'random text key'
   -- Integers in another type than an integer's (numeric, text, varchar: key_form names the type
   -- where the values are integers) that takes more than bigint's 8 bytes a key in the rows.
   WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')

@@ -18,7 +18,8 @@
 #   libkeys         keys no application here makes, made by the client libraries applications use
 #                   for them (advanced-alchemy's UUIDv7Base and NanoIDBase, uuid-utils' uuid7 as
 #                   text and hex, python-ulid, snowflake-id from the Unix and from Twitter's epoch,
-#                   cuid2) in tables this script defines
+#                   cuid2, python3-xid; Stripe-style and Firebase push ids made by their vendors'
+#                   documented formats) in tables this script defines
 # scripts/tests/audit_apps/expected.tsv holds the ground truth: every primary key and unique index,
 # what really makes its values (read in the packages' source), the foreign keys onto it; verify.py
 # checks the databases against it. The applications come from PyPI, pinned
@@ -160,7 +161,7 @@ if timed dagster-migrate env DAGSTER_HOME="$outdir/dagster-home" "$venv/bin/dags
 else
   not_ok "dagster: dagster instance migrate ($(tail -3 "$logs/dagster-migrate.log" | tr '\n' ' '))"
 fi
-driver libkeys "SQLAlchemy models whose keys advanced-alchemy, uuid-utils, python-ulid, snowflake-id, cuid2, svix-ksuid, pymongo (bson), cuid, typeid-python, timeflake make" \
+driver libkeys "SQLAlchemy models whose keys advanced-alchemy, uuid-utils, python-ulid, snowflake-id, cuid2, svix-ksuid, pymongo (bson), cuid, typeid-python, timeflake, python3-xid make" \
   "$py" "$here/libkeys.py"
 
 for db in "${dbs[@]}"; do psql -d "$db" -q -c "ANALYZE" >/dev/null; done

@@ -93,6 +93,23 @@ KINDS = {
     "ulid-uuid": ("ulid as uuid", "uuid", "in order"),
     "ulid-uuid4": ("ulid as uuid", "uuid", "in order"),
     "ulid-text-prefixed": ("ulid as text", "text: 26 characters (ULID) after a prefix ({prefix})", "in order"),
+    "ulid-text-prefixed-long": ("ulid as text", "text: 26 characters (ULID) after a prefix ({prefix})", "in order"),
+    # ULIDs after two prefixes: each prefix's keys in order among their own (ranked per prefix),
+    # and no conversion to a uuid offered (it would drop the prefix)
+    "ulid-text-multiprefix": ("ulid as text, per prefix", "text: 26 characters (ULID) after a prefix ({prefix})", "in order"),
+    # Stripe's form: random characters after the object's prefix
+    "stripe-random-prefixed": ("random text", "text: 24 characters, alphanumeric after a prefix ({prefix})", "random"),
+    # an XID: seconds first, then machine, process and a counter (one process's are in order)
+    "xid-text": ("xid", "text: 20 characters (XID: seconds, then machine, process and counter in base32hex)", "in order"),
+    # a Firebase push id: milliseconds first, one client's ids in order (+1 within a millisecond)
+    "pushid-text": ("firebase push id", "text: 20 characters (Firebase push id: milliseconds, then 72 random bits)", "in order"),
+    # text of no family that begins with Unix milliseconds: the neutral kind, with its unit
+    "timetext-ms": ("time-prefixed text (milliseconds)", "text: 26 characters (Unix milliseconds in 13 digits first)", "in order"),
+    # a ULID's or a timeflake's 128 bits as 32 hex digits: no RFC version, time in the first 48 bits
+    "ulid-hex32": ("ulid as hex text", "text: 32 hex digits", "in order"),
+    "timeflake-hex32": ("ulid as hex text", "text: 32 hex digits", "in order"),
+    # content hashes: random, named as hashes by their length
+    "sha256-hex64": ("content hash", "text: 64 hex digits (a SHA-256's length)", "random"),
     # uuid v1 (the clock's low 32 bits first: in order within one 429.5 s cycle, which the batch
     # keeps to) and v6 (its high bits first)
     "uuid-v1": ("uuid v1", "uuid", "in order"),
@@ -106,13 +123,14 @@ KINDS = {
     "snowflake-unix-epoch": ("snowflake-like integer", "bigint", "in order"),
     # the application's own values (names, slugs, revision ids, constants): nothing makes them
     # but the application, and no generator's shape is in them
-    # a SHA-1 of content (Dagster's snapshot ids): 40 hex digits that land at random; keybench
-    # names no hash family, so its kind is the application's own values
-    "sha1-hex40": ("application-supplied", "text: 40 characters, hex", "random"),
+    # a SHA-1 of content (Dagster's snapshot ids): 40 hex digits that land at random, named as a
+    # content hash by their length
+    "sha1-hex40": ("content hash", "text: 40 hex digits (a SHA-1's length)", "random"),
     "natural": ("application-supplied", None, None),
 }
 PREFIXES = {"uuid-v4-hex32-prefixed": "m-", "random-hex128-prefixed": "tr-", "typeid-text": "user_",
-            "ulid-text-prefixed": "prod_"}
+            "ulid-text-prefixed": "prod_", "ulid-text-prefixed-long": "invoice_item_",
+            "ulid-text-multiprefix": "org_, user_", "stripe-random-prefixed": "cus_"}
 INTEGER_TYPES = {"smallint", "integer", "bigint"}
 # key_kind -> the finding that follows from the kind alone (the others' follow from the density
 # and the order: density_finding)
@@ -122,6 +140,8 @@ FINDINGS = {
     "uuid as text": "uuid stored as text",
     "ulid as text": "ulid stored as text",
     "random text": "random text key",
+    "content hash": "random text key",
+    "ulid as hex text": "uuid stored as text",
 }
 MIN_LEAVES = 10  # keybench.audit_min_leaves(): below it an index is too small for its density to judge
 
@@ -325,7 +345,9 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
         # but for the kinds with no version (the sources count the newest rows of the newest
         # rows' own version nibble, while the order of those kinds is decided over all of them).
         ranked = re.search(r"order: the (\d+) newest rows", a["sources"] or "")
-        unversioned = a["key_kind"] in ("uuid as text", "uuid (no known version)", "ulid as uuid")
+        # (and a column of several prefixes, ranked per prefix: each prefix's newest rows)
+        unversioned = a["key_kind"] in ("uuid as text", "uuid (no known version)", "ulid as uuid", "ulid as hex text",
+                                        "ulid as text, per prefix")
         if ranked and order and not unversioned and (sample is None or int(ranked.group(1)) != sample[0]):
             problems.append(f"checker: the audit ranked {ranked.group(1)} newest rows, the checker counted {sample_text or 'none'}")
         if order == "random" and a["insert_order"] == "partly in order" and not problems:
@@ -356,6 +378,12 @@ def check_db(db, schema, keys, fks, rows_tsv, refs_tsv, md_keys, md_refs):
             want_finding = "key runs out"
             if not re.match(r"^(8\d|9\d)\.\d\d% used: ", a["verdict"] or ""):
                 problems.append(f"the verdict does not start with the share of bigint's range used: {(a['verdict'] or '')[:80]}")
+        # What the verdict must say: a uuid v1 read in order, its wrap; ULIDs after several
+        # prefixes, no conversion (ulid_to_uuid fails on a prefixed value and drops the prefix).
+        if kind == "uuid-v1" and a["insert_order"] == "in order" and "429.5 s" not in (a["verdict"] or ""):
+            problems.append("the verdict of a uuid v1 in order does not say its keys wrap every 429.5 s")
+        if kind == "ulid-text-multiprefix" and "ulid_to_uuid" in (a["verdict"] or ""):
+            problems.append("the verdict offers ulid_to_uuid on values after several prefixes")
         if a["finding"] != want_finding:
             problems.append(f"finding '{a['finding']}', expected '{want_finding}'")
             bad["finding"] += 1

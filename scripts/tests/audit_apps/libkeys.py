@@ -35,11 +35,30 @@ SQLAlchemy's create_all, not by a migration of an application):
                      version and variant bits set over them)
   ulid_uuid_item     id uuid: ULID().to_uuid() of python-ulid (a ULID's 128 bits as they are)
   prefixed_ulid_item id varchar(31): 'prod_' + str(ULID()) (the prefixed-id style of many APIs)
+  invoice_item       id text: 'invoice_item_' + str(ULID()) (a long prefix of two parts)
+  account            id text: 'user_' or 'org_' (one row in three) + str(ULID()): two prefixes in
+                     one column, each an append point of its own
+  stripe_customer    id varchar(28): 'cus_' + 24 random base62 characters, Stripe's documented
+                     form of an object id (a prefix naming the object, then random characters):
+                     made here with secrets.choice, as no package on PyPI makes Stripe's ids (its
+                     server does; the stripe package only reads them)
+  xid_item           id char(20): str(xid.Xid()) of python3-xid (12 bytes in base32hex: seconds,
+                     machine, process id, a counter)
+  pushid_item        id varchar(20): Firebase push ids, made here by push_id() from Firebase's
+                     documented format (no package on PyPI makes them; see push_id)
+  timetext_item      id text: Unix milliseconds in decimal, '-', 12 random hex digits (an
+                     application's own time-prefixed form, of no family)
+  ulid_hex_item      id char(32): ULID().hex of python-ulid (a ULID's 128 bits as hex)
+  timeflake_hex_item id char(32): timeflake.random().hex (48 bits of milliseconds, 80 random bits)
+  sha256_item        id char(64): hashlib.sha256 of the row's content, hexdigest()
 
 Usage: python libkeys.py   (libpq's PGHOST, PGPORT, PGUSER; the database libkeys must exist and be
 empty). Prints "rows TABLE N" lines.
 """
+import hashlib
 import os
+import secrets
+import string
 import time
 import uuid
 
@@ -50,6 +69,7 @@ import sqlalchemy as sa
 import timeflake
 import typeid
 import uuid_utils
+import xid
 from advanced_alchemy.base import NanoIDBase, UUIDv7Base
 from cuid2 import create_id
 from snowflake import SnowflakeGenerator
@@ -89,6 +109,39 @@ def uuid1_batch(n):
 
 
 uuid1s = uuid1_batch(ROWS)
+
+BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+# Firebase's push id alphabet, in ASCII order (so that the ids sort as their times)
+PUSH_CHARS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
+_push_last = [0, [0] * 12]
+
+
+def push_id():
+    """A Firebase push id as Firebase documents it (the Firebase blog, "The 2^120 Ways to Ensure
+    Unique Identifiers", 2015): 8 characters of the Unix milliseconds, 6 bits each, most significant
+    first, then 12 random characters of the same alphabet; within one millisecond the 12 characters
+    of the previous id plus one, so that one client's ids stay in order."""
+    now = time.time_ns() // 1_000_000
+    if now == _push_last[0]:
+        rnd = _push_last[1]
+        i = 11
+        while rnd[i] == 63:
+            rnd[i] = 0
+            i -= 1
+        rnd[i] += 1
+    else:
+        rnd = [secrets.randbelow(64) for _ in range(12)]
+    _push_last[0], _push_last[1] = now, rnd
+    head = "".join(PUSH_CHARS[(now >> (6 * (7 - i))) & 63] for i in range(8))
+    return head + "".join(PUSH_CHARS[c] for c in rnd)
+
+
+_accounts = iter(range(10**9))
+
+
+def account_id():
+    """'org_' for one row in three, 'user_' for the others, then a ULID."""
+    return ("org_" if next(_accounts) % 3 == 0 else "user_") + str(ULID())
 
 
 class AaUuid7Item(UUIDv7Base):
@@ -221,6 +274,62 @@ class PrefixedUlidItem(Base):
     name: Mapped[str] = mapped_column(sa.String(40))
 
 
+class InvoiceItem(Base):
+    __tablename__ = "invoice_item"
+    id: Mapped[str] = mapped_column(sa.Text, primary_key=True, default=lambda: "invoice_item_" + str(ULID()))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class Account(Base):
+    __tablename__ = "account"
+    id: Mapped[str] = mapped_column(sa.Text, primary_key=True, default=account_id)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class StripeCustomer(Base):
+    __tablename__ = "stripe_customer"
+    id: Mapped[str] = mapped_column(sa.String(28), primary_key=True,
+                                    default=lambda: "cus_" + "".join(secrets.choice(BASE62) for _ in range(24)))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class XidItem(Base):
+    __tablename__ = "xid_item"
+    id: Mapped[str] = mapped_column(sa.CHAR(20), primary_key=True, default=lambda: str(xid.Xid()))
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class PushIdItem(Base):
+    __tablename__ = "pushid_item"
+    id: Mapped[str] = mapped_column(sa.String(20), primary_key=True, default=push_id)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class TimetextItem(Base):
+    __tablename__ = "timetext_item"
+    id: Mapped[str] = mapped_column(sa.Text, primary_key=True,
+                                    default=lambda: f"{time.time_ns() // 1_000_000}-{secrets.token_hex(6)}")
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class UlidHexItem(Base):
+    __tablename__ = "ulid_hex_item"
+    id: Mapped[str] = mapped_column(sa.CHAR(32), primary_key=True, default=lambda: ULID().hex)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class TimeflakeHexItem(Base):
+    __tablename__ = "timeflake_hex_item"
+    id: Mapped[str] = mapped_column(sa.CHAR(32), primary_key=True, default=lambda: timeflake.random().hex)
+    name: Mapped[str] = mapped_column(sa.String(40))
+
+
+class Sha256Item(Base):
+    __tablename__ = "sha256_item"
+    id: Mapped[str] = mapped_column(sa.CHAR(64), primary_key=True)
+    body: Mapped[str] = mapped_column(sa.String(40))
+
+
 engine = sa.create_engine(uri)
 for metadata in {Base.metadata, UUIDv7Base.metadata, NanoIDBase.metadata}:
     metadata.create_all(engine)
@@ -249,6 +358,16 @@ with Session(engine) as s:
         s.add(UlidUuid4Item(name=f"item {i}"))
         s.add(UlidUuidItem(name=f"item {i}"))
         s.add(PrefixedUlidItem(name=f"item {i}"))
+        s.add(InvoiceItem(name=f"item {i}"))
+        s.add(Account(name=f"account {i}"))
+        s.add(StripeCustomer(name=f"customer {i}"))
+        s.add(XidItem(name=f"item {i}"))
+        s.add(PushIdItem(name=f"item {i}"))
+        s.add(TimetextItem(name=f"item {i}"))
+        s.add(UlidHexItem(name=f"item {i}"))
+        s.add(TimeflakeHexItem(name=f"item {i}"))
+        body = f"document {i}"
+        s.add(Sha256Item(id=hashlib.sha256(body.encode()).hexdigest(), body=body))
         s.flush()  # the ids exist now (made by the defaults above, in this process)
         if i % 2 == 0:
             s.add(AaUuid7Child(item_id=item.id))

@@ -53,6 +53,20 @@ SHAPES = {
     "ulid-uuid4": "c::text ~ '" + UUID36.format(v=4) + "' AND ('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
     "ulid-uuid": "('x' || left(replace(c::text, '-', ''), 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
     "ulid-text-prefixed": "c ~ '^prod_[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
+    # a ULID after a long prefix, or after one of two; Stripe's form: cus_ and 24 base62; an XID:
+    # 20 base32hex whose first 32 bits (the first 7 characters' 35, less 3) are seconds between
+    # 2020 and now; a push id: 20 of its alphabet whose first 8 (6 bits each) are milliseconds
+    # between 2020 and now; Unix ms in decimal then '-' and 12 hex; a ULID's or timeflake's hex,
+    # its first 48 bits milliseconds between 2020 and now; a SHA-256's 64 hex digits
+    "ulid-text-prefixed-long": "c ~ '^invoice_item_[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
+    "ulid-text-multiprefix": "c ~ '^(user|org)_[0-7][0-9A-HJKMNP-TV-Z]{25}$'",
+    "stripe-random-prefixed": "c ~ '^cus_[0-9A-Za-z]{24}$'",
+    "xid-text": "c ~ '^[0-9a-v]{20}$' AND (SELECT sum((strpos('0123456789abcdefghijklmnopqrstuv', substr(c, i, 1)) - 1)::bigint << (5 * (7 - i))) FROM generate_series(1, 7) i)::bigint >> 3 BETWEEN " + MS_2020 + " / 1000 AND " + MS_NOW + " / 1000",
+    "pushid-text": "c ~ '^[-0-9A-Za-z_]{20}$' AND (SELECT sum((strpos('-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz', substr(c, i, 1)) - 1)::bigint << (6 * (8 - i))) FROM generate_series(1, 8) i)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "timetext-ms": "c ~ '^[0-9]{13}-[0-9a-f]{12}$' AND left(c, 13)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "ulid-hex32": "c ~ '^[0-9a-f]{32}$' AND ('x' || left(c, 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "timeflake-hex32": "c ~ '^[0-9a-f]{32}$' AND ('x' || left(c, 12))::bit(48)::bigint BETWEEN " + MS_2020 + " AND " + MS_NOW,
+    "sha256-hex64": "c ~ '^[0-9a-f]{64}$'",
 }
 # kinds the database makes: what the catalog must say of the column
 CATALOG = {

@@ -218,6 +218,9 @@ pub enum Cause {
     /// uuid v1 in a uuid column: its clock's low 32 bits come first, so its keys wrap every
     /// 429.5 s.
     Wrap,
+    /// Time-ordered keys after several prefixes in one column (`user_`, `org_`): each prefix is an
+    /// append point of its own, and every prefix's but the highest lands in the middle of the index.
+    PrefixAppendPoints,
     /// Keys that share a coarse time unit land at random among themselves (a random tail):
     /// measured within the unit (pairs, of them below the key before), or for a second's unit,
     /// by the family's layout at a rate of a key a second or more (or an unmeasured rate).
@@ -319,12 +322,15 @@ pub fn random_by_values(kind: KeyKind) -> bool {
     )
 }
 
-/// The cause, looked for in this order: a wrap, a coarse time unit at the measured rate, keys of
+/// The cause, looked for in this order: a wrap, several prefixes' append points, a coarse time unit at the measured rate, keys of
 /// another kind before, deletes and updates (the sampled pages, then the counters), and for keys
 /// that append, keys that came earlier out of order.
 fn cause(kind: KeyKind, f: &Facts, order: OrderBasis) -> Cause {
     if kind == KeyKind::UuidV1 && f.key_form.as_deref() == Some("uuid") {
         return Cause::Wrap;
+    }
+    if kind == KeyKind::UlidPerPrefix {
+        return Cause::PrefixAppendPoints;
     }
     let within = f.within_unit.filter(|(pairs, _)| *pairs >= 10);
     if let Some(unit) = kind.coarse_unit() {

@@ -30,6 +30,20 @@ pub enum KeyKind {
     ObjectIdText,
     /// A cuid (v1): 'c', the time in milliseconds in base36, a counter, a fingerprint, random.
     Cuid,
+    /// An XID: 20 characters of base32hex, seconds first, then machine, process and counter.
+    Xid,
+    /// A Firebase push id: 20 characters, milliseconds in the first 8, then 72 random bits.
+    PushId,
+    /// Text of no known family that begins with a Unix time in seconds (10 decimal digits).
+    TimeTextSeconds,
+    /// Text of no known family that begins with a Unix time in milliseconds (13 decimal digits).
+    TimeTextMillis,
+    /// A ULID's (or a timeflake's) 128 bits as hex text: milliseconds in the first 48 bits.
+    UlidHexText,
+    /// ULIDs (or TypeIDs) after several prefixes in one column: each prefix an append point.
+    UlidPerPrefix,
+    /// 40 or 64 hex digits: a SHA-1's or a SHA-256's length, random.
+    ContentHash,
     RandomText,
     /// Integers the application supplies (no default), with no time in them.
     Integer,
@@ -39,7 +53,7 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
-    pub const ALL: [KeyKind; 23] = [
+    pub const ALL: [KeyKind; 30] = [
         KeyKind::Identity,
         KeyKind::Sequence,
         KeyKind::UuidV4,
@@ -58,6 +72,13 @@ impl KeyKind {
         KeyKind::Ksuid,
         KeyKind::ObjectIdText,
         KeyKind::Cuid,
+        KeyKind::Xid,
+        KeyKind::PushId,
+        KeyKind::TimeTextSeconds,
+        KeyKind::TimeTextMillis,
+        KeyKind::UlidHexText,
+        KeyKind::UlidPerPrefix,
+        KeyKind::ContentHash,
         KeyKind::RandomText,
         KeyKind::Integer,
         KeyKind::Expression,
@@ -85,6 +106,13 @@ impl KeyKind {
             KeyKind::Ksuid => "ksuid",
             KeyKind::ObjectIdText => "objectid as text",
             KeyKind::Cuid => "cuid",
+            KeyKind::Xid => "xid",
+            KeyKind::PushId => "firebase push id",
+            KeyKind::TimeTextSeconds => "time-prefixed text (seconds)",
+            KeyKind::TimeTextMillis => "time-prefixed text (milliseconds)",
+            KeyKind::UlidHexText => "ulid as hex text",
+            KeyKind::UlidPerPrefix => "ulid as text, per prefix",
+            KeyKind::ContentHash => "content hash",
             KeyKind::RandomText => "random text",
             KeyKind::Integer => "application-supplied integer",
             KeyKind::Expression => "expression",
@@ -114,6 +142,7 @@ impl KeyKind {
             | KeyKind::UuidV1
             | KeyKind::UuidOther
             | KeyKind::UuidOtherText
+            | KeyKind::ContentHash
             | KeyKind::RandomText => true,
             KeyKind::Identity
             | KeyKind::Sequence
@@ -128,6 +157,12 @@ impl KeyKind {
             | KeyKind::Ksuid
             | KeyKind::ObjectIdText
             | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText
+            | KeyKind::UlidPerPrefix
             | KeyKind::Integer
             | KeyKind::Expression
             | KeyKind::Composite
@@ -140,17 +175,28 @@ impl KeyKind {
     /// low leaf density of an ordered-looking key.
     pub fn coarse_unit(self) -> Option<&'static str> {
         match self {
-            KeyKind::Ksuid | KeyKind::ObjectIdText => Some("second"),
-            KeyKind::UlidText | KeyKind::UlidUuid | KeyKind::Cuid => Some("millisecond"),
+            KeyKind::Ksuid | KeyKind::ObjectIdText | KeyKind::Xid | KeyKind::TimeTextSeconds => {
+                Some("second")
+            }
+            KeyKind::UlidText
+            | KeyKind::UlidUuid
+            | KeyKind::UlidHexText
+            | KeyKind::Cuid
+            | KeyKind::PushId
+            | KeyKind::TimeTextMillis => Some("millisecond"),
             _ => None,
         }
     }
 
-    /// A uuid stored as text (36 characters, or 32 hex digits).
+    /// A uuid stored as text (36 characters, or 32 hex digits), or a ULID's or timeflake's 128
+    /// bits as 32 hex digits (`id::uuid` reads them, in the same order).
     pub fn is_uuid_text(self) -> bool {
         matches!(
             self,
-            KeyKind::UuidV4Text | KeyKind::UuidV7Text | KeyKind::UuidOtherText
+            KeyKind::UuidV4Text
+                | KeyKind::UuidV7Text
+                | KeyKind::UuidOtherText
+                | KeyKind::UlidHexText
         )
     }
 
@@ -195,6 +241,13 @@ impl KeyKind {
             | KeyKind::Ksuid
             | KeyKind::ObjectIdText
             | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText
+            | KeyKind::UlidPerPrefix
+            | KeyKind::ContentHash
             | KeyKind::RandomText
             | KeyKind::Integer
             | KeyKind::Expression

@@ -507,3 +507,27 @@ fn verdicts_state_their_figures() {
         "{v}"
     );
 }
+
+#[test]
+fn per_prefix_ulids_low_density_is_their_append_points() {
+    // ULIDs after several prefixes, measured in order per prefix: the low density is each
+    // prefix's append point splitting leaves in the middle, which no REINDEX keeps away, and
+    // no conversion to a uuid is offered (it would drop the prefixes).
+    let f = Facts {
+        type_name: "text".into(),
+        insert_order: "in order".into(),
+        key_form: Some("text: 26 characters (ULID) after a prefix (org_, user_)".into()),
+        ..facts()
+    };
+    let (cause, holds) = low_density_cause(KeyKind::UlidPerPrefix, &f);
+    assert!(cause.contains("append point") && !holds, "{cause}");
+    let v = verdict(KeyKind::UlidPerPrefix, Finding::LowLeafDensity, &f);
+    assert!(
+        v.contains("append point") && !v.contains("ulid_to_uuid") && !v.contains("generator"),
+        "{v}"
+    );
+    assert_eq!(KeyKind::UlidPerPrefix.coarse_unit(), None);
+    assert_eq!(KeyKind::Xid.coarse_unit(), Some("second"));
+    assert_eq!(KeyKind::PushId.coarse_unit(), Some("millisecond"));
+    assert!(KeyKind::ContentHash.is_random() && !KeyKind::UlidHexText.is_random());
+}

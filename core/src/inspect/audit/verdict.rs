@@ -39,6 +39,10 @@ pub fn cause_words(kind: KeyKind, f: &Facts, d: &Decision) -> String {
              order its keys wrap every 429.5 s: a load longer than that sweeps its inserts through the \
              middle of the index, as random keys do"
             .into(),
+        Cause::PrefixAppendPoints => "each prefix is an append point of its own: the keys of every prefix but \
+             the highest land in the middle of the index, where a full leaf splits in half rather than at \
+             the right edge, so those leaves settle about half full whatever order each prefix's keys take"
+            .into(),
         Cause::CoarseUnit { unit, measured } => {
             let how = measured.map_or(
                 format!("the time in front is in whole {unit}s and the rest is random"),
@@ -136,6 +140,10 @@ fn reindex_words(f: &Facts, d: &Decision, rebuilt: &dyn Fn(f64) -> String) -> St
              index's right edge, and nothing needs to change for it."
         }
         (Some(Cause::Wrap), false) => "",
+        (Some(Cause::PrefixAppendPoints), false) => {
+            " Each prefix's new keys split its part's leaves in half; with the prefix in a column of its \
+             own, the key (one time-ordered part) would append."
+        }
         _ => match d.order {
             OrderBasis::Measured(Order::InOrder) | OrderBasis::Generator => "",
             OrderBasis::Measured(Order::Random | Order::Partly) => {
@@ -410,8 +418,18 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UlidUuid
             | KeyKind::Snowflake
             | KeyKind::SnowflakeLike => "Time-ordered key: new keys go to the right edge of the index",
-            KeyKind::Ksuid | KeyKind::ObjectIdText | KeyKind::Cuid => {
+            KeyKind::Ksuid
+            | KeyKind::ObjectIdText
+            | KeyKind::Cuid
+            | KeyKind::Xid
+            | KeyKind::PushId
+            | KeyKind::TimeTextSeconds
+            | KeyKind::TimeTextMillis
+            | KeyKind::UlidHexText => {
                 "Time-prefixed key: new keys go to the right edge of the index, in the order of their time"
+            }
+            KeyKind::UlidPerPrefix => {
+                "Time-prefixed keys after several prefixes: each prefix's new keys go to the right edge of its own part of the index"
             }
             KeyKind::Integer => "Integers the application supplies",
             KeyKind::ApplicationSupplied => {
@@ -427,6 +445,7 @@ pub fn verdict(kind: KeyKind, finding: Finding, f: &Facts) -> String {
             | KeyKind::UuidV7Text
             | KeyKind::UuidOtherText
             | KeyKind::UlidText
+            | KeyKind::ContentHash
             | KeyKind::RandomText => "No finding",
         };
         // A kind read as random whose newest rows land in order all the same: what the values do
