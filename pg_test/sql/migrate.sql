@@ -28,10 +28,11 @@ DO $$ BEGIN EXECUTE (SELECT format('DROP TABLE %s, %s', n7.table_name, n4.table_
 -- timestamp equals created_at to the millisecond and id order is creation order. The recipe reads
 -- the clock twice per row (clock_timestamp(), then uuidv7's own reading, to which it adds the
 -- shift): a row whose two readings fall more than a millisecond apart (the backend descheduled in
--- between) comes out a millisecond late. That happened to 1 row in 200,000 in one run here, so
--- this checks "all but a handful".
+-- between) comes out a millisecond late. That happened to 1 row in 200,000 in one idle run here,
+-- and to more than 20 while four builds ran beside the test: how many depends on the machine's
+-- load, so this checks fewer than 1,000 (0.5%), where the DST case below gets more than 1,000.
 SET timezone = 'UTC';
-SELECT rows_backfilled, elapsed_ms > 0 AS timed, wal_bytes > 0 AS wal, timestamps_different < 20 AS all_but_a_handful_equal,
+SELECT rows_backfilled, elapsed_ms > 0 AS timed, wal_bytes > 0 AS wal, timestamps_different < 1000 AS all_but_a_handful_equal,
        order_matches, table_name
 FROM keybench_backfill(200000, 3);
 -- The same recipe in a time zone with daylight saving time: created_at - clock_timestamp() is an
