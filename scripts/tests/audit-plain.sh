@@ -70,7 +70,8 @@ PGUSER=auditor python3 scripts/tests/audit_plain/compare.py audit-plain sql/keyb
 # The extension's fuzz values (pg_test/sql/audit_fuzz.sql's tables, built by its own statements up to
 # its ANALYZE): keybench-audit.sql over them ends, gives every key a row, audits every one, and no
 # statement ends in an internal error (XX000).
-plain_out=$KB_ROOT/target/logs/audit-plain-out
+# one per major: the two lanes of scripts/test.sh run this script side by side
+plain_out=$KB_ROOT/target/logs/audit-plain-out-pg$v
 plain_keys() { # plain_keys DB SCHEMA COLUMN...: keybench-audit.sql's keys table, as the role in PGUSER
   local db=$1 schema=$2; shift 2
   "$PGBIN/psql" -X -d "$db" --csv -v VERBOSITY=verbose -v schema="$schema" -f sql/keybench-audit.sql \
