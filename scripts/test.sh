@@ -270,6 +270,9 @@ debian_steps() {
 # the whole suite (reused: cargo rebuilds only what changed), then the summary line.
 if [ -n "$only" ]; then
   v=${versions[0]}
+  # Its own times file (not times-*.tsv, which the whole suite's summary reads), so that two --only
+  # runs side by side print only their own steps' times.
+  times="target/logs/only-times-${only//\//_}-pg$v.tsv"; : > "$times"
   case $v in 18|16|14) export CARGO_TARGET_DIR=$KB_ROOT/target/lane-a ;; *) export CARGO_TARGET_DIR=$KB_ROOT/target/lane-b ;; esac
   install_only() {
     timed "pg$v cargo pgrx install" cargo pgrx install --pg-config "$(pg_config_for "$v")" >"target/logs/install-pg$v.log" 2>&1 \
