@@ -3,7 +3,8 @@
 # throwaway PostgreSQL 18 (or MAJOR) with keybench, tables of ROWS_SMALL and ROWS rows (uuid v4 keys
 # made in the client, experiment A's row), and for each, ROUNDS alternating rounds of
 #   - keybench.audit_values(table, 'id'): the bounded sample keybench_audit and keybench-audit.sql
-#     read (32 heap pages spread over the table by TID range scans, its last 2, the highest key);
+#     read (32 heap pages spread over the table by TID range scans, its last 2, the highest key),
+#     in a new session (its catalog lookups included) and again in the same session;
 #   - keybench_audit(measure_density => false) of that table's schema: the catalog, the sample and
 #     the kind, what a user runs;
 #   - SELECT count(*) FROM the table: a sequential scan, what reading every value would cost.
@@ -41,7 +42,10 @@ VACUUM ANALYZE big.orders;
 SQL
 for r in $(seq "$rounds"); do
   for t in small big; do
+    # A new session each round: its first call looks the catalog up too (every statement the
+    # function plans), its second finds the catalog cached and touches the sample's own pages.
     psql -q -c "INSERT INTO figures SELECT '$t', 'value sample', $r, * FROM explained('SELECT keybench.audit_values(''$t.orders'', ''id'')')" \
+      -c "INSERT INTO figures SELECT '$t', 'value sample, again in the session', $r, * FROM explained('SELECT keybench.audit_values(''$t.orders'', ''id'')')" \
       -c "INSERT INTO figures SELECT '$t', 'keybench_audit (catalog, sample, kind)', $r, * FROM explained('SELECT * FROM keybench_audit(''$t'', measure_density => false)')" \
       -c "INSERT INTO figures SELECT '$t', 'sequential scan', $r, * FROM explained('SELECT count(*) FROM $t.orders')" >/dev/null
   done
