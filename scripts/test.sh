@@ -13,7 +13,8 @@
 #      writer (scripts/tests/reports-check.py), every figure in the result file it comes from
 #      (scripts/tests/figures-check.py), the demo's transcript (scripts/tests/demo-check.py), one
 #      colour a key in the charts (scripts/tests/charts-check.py), keybench-audit.sql as
-#      scripts/tools/audit-sql.py writes it (--check), rustdoc with every warning
+#      scripts/tools/audit-sql.py writes it (--check), REFERENCE.md's knob lists as
+#      scripts/tools/knobs-doc.py writes them from core/src/run/knobs.rs (--check), rustdoc with every warning
 #      denied (broken intra-doc links among them), and released upgrade scripts left as released
 #      (scripts/tests/released-check.sh)
 #   2. cargo pgrx test pgNN: the #[pg_test]s, in a cluster pgrx starts with
@@ -388,6 +389,8 @@ echo "== scripts/tests/charts-check.py: one colour per key in every chart of doc
 run_step target/logs/charts-check.log "charts" python3 scripts/tests/charts-check.py
 echo "== scripts/tools/audit-sql.py --check: keybench-audit.sql is made from the SQL keybench_audit runs"
 run_step target/logs/audit-sql-check.log "plain-SQL audit generated" python3 scripts/tools/audit-sql.py --check
+echo "== scripts/tools/knobs-doc.py --check: REFERENCE.md's knob lists are the knobs' declaration (core/src/run/knobs.rs)"
+run_step target/logs/knobs-doc-check.log "knob lists generated" python3 scripts/tools/knobs-doc.py --check
 echo "== rustdoc with warnings denied: every module list and doc link resolves, in both crates"
 if [ $quick = 1 ]; then
   echo "(not in --quick)"

@@ -22,6 +22,9 @@
 //!
 //! The extension's SQL (tables, PL/pgSQL functions) is in `sql/`, and the longest statements the
 //! Rust runs are in `sql/queries/`; this crate holds what needs Rust.
+// The knob lists of load::api are written by macros that recurse once per knob (load_function!,
+// knob_list!): keybench_run's 32 knobs go past the default limit of 128.
+#![recursion_limit = "256"]
 
 use pgrx::prelude::*;
 

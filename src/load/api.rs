@@ -8,8 +8,10 @@
 //! arguments: each is a SQL argument (its type and default in the signature) and, for a knob, the
 //! [`RunRequest`] field of the same name set from it (NULL refused with 22004 where the field is not
 //! an `Option`). keybench_run and keybench_compare return one row type, declared once in
-//! `run_function!`; keybench_replay and keybench_replay_logical take one list of knobs, written
-//! once in `replay_function!`.
+//! `run_function!`. Which knobs each function takes, their SQL types and defaults, are the core's
+//! one declaration, [`keybench_core::keybench_knobs!`], which `knob_list!` turns into each
+//! function's list (keybench_replay and keybench_replay_logical share the declaration's `replay`
+//! list).
 
 use super::counters::delta;
 use super::leader::run;
@@ -127,52 +129,85 @@ macro_rules! load_function {
     };
 }
 
+/// The extension's callback of [`keybench_core::keybench_knobs!`]: `knob_list! { SELECTOR {
+/// PREFIX } { SUFFIX } [] TABLE replay [LIST] }` writes `load_function! { PREFIX [KNOBS] SUFFIX }`,
+/// KNOBS being the declared knobs the function SELECTOR (`run`, `compare` or `replay`) takes, in
+/// the declaration's order, each `name: type` or `name: type = default` with that function's
+/// default.
+macro_rules! knob_list {
+    // keybench_run and keybench_compare: the table, one entry at a time.
+    ($sel:ident $pre:tt $post:tt [$($acc:tt)*] [] replay $rep:tt) => {
+        knob_list!(@emit $pre $post [$($acc)*]);
+    };
+    (run $pre:tt $post:tt [$($acc:tt)*] [$(#[doc = $doc:literal])* $n:ident: $ft:tt = $fd:tt, $st:ident, run -, compare $c:tt; $($rest:tt)*] replay $rep:tt) => {
+        knob_list!(run $pre $post [$($acc)*] [$($rest)*] replay $rep);
+    };
+    (run $pre:tt $post:tt [$($acc:tt)*] [$(#[doc = $doc:literal])* $n:ident: $ft:tt = $fd:tt, $st:ident, run required, compare $c:tt; $($rest:tt)*] replay $rep:tt) => {
+        knob_list!(run $pre $post [$($acc)* $n: $st,] [$($rest)*] replay $rep);
+    };
+    (run $pre:tt $post:tt [$($acc:tt)*] [$(#[doc = $doc:literal])* $n:ident: $ft:tt = $fd:tt, $st:ident, run $d:tt, compare $c:tt; $($rest:tt)*] replay $rep:tt) => {
+        knob_list!(run $pre $post [$($acc)* $n: $st = $d,] [$($rest)*] replay $rep);
+    };
+    (compare $pre:tt $post:tt [$($acc:tt)*] [$(#[doc = $doc:literal])* $n:ident: $ft:tt = $fd:tt, $st:ident, run $r:tt, compare -; $($rest:tt)*] replay $rep:tt) => {
+        knob_list!(compare $pre $post [$($acc)*] [$($rest)*] replay $rep);
+    };
+    (compare $pre:tt $post:tt [$($acc:tt)*] [$(#[doc = $doc:literal])* $n:ident: $ft:tt = $fd:tt, $st:ident, run $r:tt, compare $d:tt; $($rest:tt)*] replay $rep:tt) => {
+        knob_list!(compare $pre $post [$($acc)* $n: $st = $d,] [$($rest)*] replay $rep);
+    };
+    // keybench_replay and keybench_replay_logical: the replay list as it is.
+    (replay $pre:tt $post:tt [] $table:tt replay [$($rep:tt)*]) => {
+        knob_list!(@emit $pre $post [$($rep)*]);
+    };
+    (@emit {$($pre:tt)*} {$($post:tt)*} [$($knobs:tt)*]) => {
+        load_function! { $($pre)* [$($knobs)*] $($post)* }
+    };
+}
+
 /// Writes a function that loads and returns keybench_run's row (see `load_function!` for the
-/// arguments): the figures a reader looks at first, rounded to print well in psql. Every raw
-/// figure is kept in keybench.runs (keybench.run_figures has them with the derived ratios). The
-/// row type is written here once, for every function that returns it.
+/// arguments), taking the knobs the declaration gives function `$sel` (`run` or `compare`): the
+/// figures a reader looks at first, rounded to print well in psql. Every raw figure is kept in
+/// keybench.runs (keybench.run_figures has them with the derived ratios). The row type is written
+/// here once, for every function that returns it.
 macro_rules! run_function {
-    ($(#[doc = $doc:tt])* fn $name:ident($($extras:tt)*) [$($knobs:tt)*] |$f:ident, $req:ident| $body:block) => {
-        load_function! {
-            $(#[doc = $doc])*
-            fn $name($($extras)*) [$($knobs)*] -> (
-                name!(run_id, i64),
-                name!(kind, String),
-                name!(rows, i64),
-                name!(clients, i32),
-                name!(seconds, f64),
-                name!(rows_per_sec, i64),
-                name!(wal, String),
-                name!(wal_per_row, f64),
-                name!(fpi, Option<i64>),
-                name!(index_size, String),
-                name!(leaf_density, f64),
-                name!(fragmentation, f64),
-                name!(kept_table, Option<String>),
-            ) |$f, $req| $body
-        }
+    ($(#[doc = $doc:tt])* fn $name:ident($($extras:tt)*) [knobs of $sel:ident] |$f:ident, $req:ident| $body:block) => {
+        keybench_core::keybench_knobs! { knob_list {
+            $sel {
+                $(#[doc = $doc])*
+                fn $name($($extras)*)
+            } {
+                -> (
+                    name!(run_id, i64),
+                    name!(kind, String),
+                    name!(rows, i64),
+                    name!(clients, i32),
+                    name!(seconds, f64),
+                    name!(rows_per_sec, i64),
+                    name!(wal, String),
+                    name!(wal_per_row, f64),
+                    name!(fpi, Option<i64>),
+                    name!(index_size, String),
+                    name!(leaf_density, f64),
+                    name!(fragmentation, f64),
+                    name!(kept_table, Option<String>),
+                ) |$f, $req| $body
+            } []
+        } }
     };
 }
 
 /// Writes a function that loads each kind in turn for a replica to replay (see `load_function!`
 /// for the arguments): the knobs keybench_replay and keybench_replay_logical take, with their
-/// defaults, are written here once, after the function's extra arguments.
+/// defaults, are the declaration's `replay` list, after the function's extra arguments.
 macro_rules! replay_function {
     ($(#[doc = $doc:tt])* fn $name:ident($($extras:tt)*) -> ($($cols:tt)*) |$f:ident, $req:ident| $body:block) => {
-        load_function! {
-            $(#[doc = $doc])*
-            fn $name($($extras)*) [
-                rows: i64 = 1000000,
-                batch_size: i64 = "NULL",
-                clients: i32 = 4,
-                shape: text = "'a'",
-                method: text = "'insert'",
-                standby_timeout: i32 = 600,
-                checkpoint_first: bool = true,
-                checkpoint_every: i64 = "NULL",
-                users: i32 = "NULL",
-            ] -> ($($cols)*) |$f, $req| $body
-        }
+        keybench_core::keybench_knobs! { knob_list {
+            replay {
+                $(#[doc = $doc])*
+                fn $name($($extras)*)
+            } {
+                -> ($($cols)*) |$f, $req| $body
+            } []
+        } }
     };
 }
 
@@ -259,40 +294,7 @@ run_function! {
     /// fragmentation); every figure (WAL records, shared buffers hit, read, dirtied and written,
     /// index blocks read and hit, insert-LSN delta, checkpoints, heap and index bytes) goes to
     /// keybench.runs (keybench.run_figures), the per-batch figures to keybench.batches.
-    fn keybench_run() [
-        kind: text,
-        rows: i64,
-        batch_size: i64 = "NULL",
-        clients: i32 = 1,
-        payload_width: i32 = 60,
-        shape: text = "'a'",
-        method: text = "'insert'",
-        fillfactor: i32 = 90,
-        checkpoint_first: bool = false,
-        keep: bool = false,
-        ids_per_ms: i32 = 0,
-        uuidv7_subms: text = "'counter'",
-        clock_skew_ms: i32 = 0,
-        readers: i32 = 0,
-        read_workload: text = "'point'",
-        distributed: bool = false,
-        shard_count: i32 = "NULL",
-        wait_for_standbys: bool = false,
-        standby_timeout: i32 = 600,
-        checkpoint_every: i64 = "NULL",
-        users: i32 = "NULL",
-        node_per_client: bool = false,
-        identity_cache: i32 = "NULL",
-        skew_model: text = "NULL",
-        wal_compression: text = "NULL",
-        children: i32 = 0,
-        rows_per_child: i32 = "NULL",
-        fk_check: text = "NULL",
-        onto: i64 = "NULL",
-        isolation: text = "NULL",
-        read_before_write: bool = false,
-        synchronous_commit: text = "NULL",
-    ] |f, req| {
+    fn keybench_run() [knobs of run] |f, req| {
         let p = req.validate().unwrap_or_else(|e| raise(e));
         let s = run(p);
         TableIterator::once(row_of(&p, &s))
@@ -304,35 +306,7 @@ run_function! {
     /// side; every kind is checked before the first runs. The arguments keybench_run also has come
     /// in its order, with its defaults but for `rows` and `checkpoint_first` (true here, so that
     /// every kind starts from a checkpoint).
-    fn keybench_compare(kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']") [
-        rows: i64 = 1000000,
-        batch_size: i64 = "NULL",
-        clients: i32 = 1,
-        payload_width: i32 = 60,
-        shape: text = "'a'",
-        method: text = "'insert'",
-        fillfactor: i32 = 90,
-        checkpoint_first: bool = true,
-        ids_per_ms: i32 = 0,
-        uuidv7_subms: text = "'counter'",
-        clock_skew_ms: i32 = 0,
-        readers: i32 = 0,
-        read_workload: text = "'point'",
-        distributed: bool = false,
-        shard_count: i32 = "NULL",
-        checkpoint_every: i64 = "NULL",
-        users: i32 = "NULL",
-        node_per_client: bool = false,
-        identity_cache: i32 = "NULL",
-        skew_model: text = "NULL",
-        wal_compression: text = "NULL",
-        children: i32 = 0,
-        rows_per_child: i32 = "NULL",
-        fk_check: text = "NULL",
-        isolation: text = "NULL",
-        read_before_write: bool = false,
-        synchronous_commit: text = "NULL",
-    ] |f, req| {
+    fn keybench_compare(kinds: text[] = "ARRAY['bigint', 'uuidv7', 'uuidv4']") [knobs of compare] |f, req| {
         let kinds = kinds_of(f, kinds);
         let params = requests(&req, &kinds);
         let mut out = Vec::with_capacity(params.len());

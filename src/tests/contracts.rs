@@ -29,63 +29,71 @@ mod tests {
         ));
     }
 
-    /// keybench_run's defaults in SQL are RunRequest::default()'s, the ones keybench_replay and
-    /// the probes use for what they do not expose; and keybench_compare takes the arguments it
-    /// shares with keybench_run in the same order, with the same defaults (but rows and
-    /// checkpoint_first, which it documents).
+    /// The installed keybench_run, keybench_compare, keybench_replay and keybench_replay_logical
+    /// take the knobs the core's declaration (keybench_core::run::KNOBS) gives them, in its order
+    /// and after their own arguments; and keybench_run's SQL defaults, evaluated by the server, are
+    /// RunRequest::default()'s (the values keybench_replay and the probes use for what they do not
+    /// take).
     #[pg_test]
-    fn run_signatures_agree_with_the_request() {
-        let defaults = serde_json::to_value(keybench_core::run::RunRequest::default()).unwrap();
-        #[derive(serde::Deserialize, Debug)]
-        struct Arg {
-            name: Option<String>,
-            def: Option<String>,
-        }
-        let args: Vec<(String, Option<String>)> = rows::<Arg>(
-            "SELECT a.name, a.def FROM pg_proc p,
-                        LATERAL (SELECT (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[1] AS name,
-                                        (regexp_match(x, '^(\\w+) \\S+(?: DEFAULT (.*))?$'))[2] AS def, o
-                                 FROM regexp_split_to_table(pg_get_function_arguments(p.oid), ', (?=\\w+ )')
-                                      WITH ORDINALITY t(x, o)) a
-                 WHERE p.proname = 'keybench_run' ORDER BY a.o",
-            &[],
-        )
-        .into_iter()
-        .map(|a| (a.name.unwrap_or_default(), a.def))
-        .collect();
-        // Every argument parsed: as many as the catalog counts (no count written here).
-        let nargs = one::<i32>("SELECT pronargs::int FROM pg_proc WHERE proname = 'keybench_run'");
-        assert_eq!(args.len(), nargs as usize, "{args:?}");
-        for (name, def) in &args {
-            let Some(def) = def else { continue };
-            let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
-                "SELECT coalesce(to_jsonb({def})::text, 'null')"
-            )))
-            .unwrap();
-            assert_eq!(
-                defaults.get(name),
-                Some(&sql_value),
-                "keybench_run's {name} defaults to {def}, RunRequest::default() has {:?}",
-                defaults.get(name)
-            );
-        }
-        let order = |f: &str| -> Vec<String> {
+    fn run_signatures_are_the_knobs_declaration() {
+        use keybench_core::run::{SqlDefault, KNOBS, REPLAY_KNOBS};
+        let names = |f: &str| -> Vec<String> {
             Spi::get_one::<Vec<String>>(&format!(
                 "SELECT proargnames[1:pronargs] FROM pg_proc WHERE proname = '{f}'"
             ))
             .unwrap()
             .unwrap()
         };
-        let run = order("keybench_run");
-        let shared: Vec<String> = order("keybench_compare")
-            .into_iter()
-            .filter(|a| run.contains(a))
-            .collect();
-        let in_run: Vec<String> = run.into_iter().filter(|a| shared.contains(a)).collect();
-        assert_eq!(
-            shared, in_run,
-            "keybench_compare's shared arguments in keybench_run's order"
+        let declared = |pick: fn(&keybench_core::run::Knob) -> SqlDefault| -> Vec<String> {
+            KNOBS
+                .iter()
+                .filter(|k| pick(k) != SqlDefault::Absent)
+                .map(|k| k.name.to_string())
+                .collect()
+        };
+        let replay: Vec<String> = REPLAY_KNOBS.iter().map(|k| k.0.to_string()).collect();
+        for (f, own, knobs) in [
+            ("keybench_run", 0, declared(|k| k.run)),
+            ("keybench_compare", 1, declared(|k| k.compare)),
+            ("keybench_replay", 2, replay.clone()),
+            ("keybench_replay_logical", 4, replay.clone()),
+        ] {
+            assert_eq!(names(f)[own..], knobs[..], "{f}'s knobs");
+        }
+        let defaults = serde_json::to_value(keybench_core::run::RunRequest::default()).unwrap();
+        let installed = one::<String>(
+            "SELECT pg_get_function_arguments(oid) FROM pg_proc WHERE proname = 'keybench_run'",
         );
+        for k in KNOBS {
+            let Some(sql) = k.run.sql() else { continue };
+            let t = match k.sql_type {
+                "i64" => "bigint",
+                "i32" => "integer",
+                "bool" => "boolean",
+                other => other,
+            };
+            // The server's value of the declared default, as JSON, is Default's.
+            let sql_value: serde_json::Value = serde_json::from_str(&one::<String>(&format!(
+                "SELECT coalesce(to_jsonb(({sql})::{t})::text, 'null')"
+            )))
+            .unwrap();
+            assert_eq!(
+                defaults[k.name], sql_value,
+                "keybench_run's {} = {sql}",
+                k.name
+            );
+            // And it is the installed function's default, as the server prints it.
+            let cast = if sql == "NULL" || sql.starts_with('\'') {
+                format!("::{t}")
+            } else {
+                String::new()
+            };
+            let arg = format!("{} {t} DEFAULT {sql}{cast}", k.name);
+            assert!(
+                installed.split(", ").any(|a| a == arg),
+                "{arg} in {installed}"
+            );
+        }
     }
 
     /// size_pretty (the core's) prints as the server's pg_size_pretty(bigint).

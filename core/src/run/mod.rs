@@ -3,10 +3,10 @@
 //! segment), its errors ([`error`]), the statements it runs, the row it records in keybench.runs
 //! ([`RunRecord`]) and its disk-space estimate ([`disk`]).
 //!
-//! A new knob is a field of [`RunRequest`] (with its default in `Default`), a line in each SQL
-//! signature that exposes it (the extension's `load::api`), its check in [`RunRequest::validate`],
-//! and its use; the workers read it from [`Params`], and keybench.runs records it through
-//! [`RunRecord`].
+//! A new knob is one entry of [`keybench_knobs!`](crate::keybench_knobs) ([`knobs`]), which
+//! makes its [`RunRequest`] field and default and its SQL arguments; then its check in
+//! [`RunRequest::validate`] and its use: the workers read it from [`Params`], and keybench.runs
+//! records it through [`RunRecord`].
 
 use crate::kind::{Kind, UnknownKind};
 use crate::read::Workload;
@@ -15,6 +15,7 @@ use serde::Serialize;
 
 pub mod disk;
 pub mod error;
+pub mod knobs;
 mod params;
 mod progress;
 mod record;
@@ -24,6 +25,7 @@ mod settings;
 mod tests;
 
 pub use error::*;
+pub use knobs::*;
 pub use params::*;
 pub use progress::*;
 pub use record::*;

@@ -1,106 +1,10 @@
-//! [`RunRequest`]: a load as SQL asks for it, every knob by name with its default, and its
-//! validation into [`Params`].
+//! [`RunRequest`]'s validation into [`Params`] (its fields and defaults are the knobs'
+//! declaration, [`super::knobs`]).
 
 use super::*;
 
 /// The default of `users`: customer_id and user_id from 0 to 100,000.
 pub const DEFAULT_USERS: i32 = 100_000;
-
-/// A load as SQL asks for it: the kind and every knob, by name. `Default` gives keybench_run's
-/// defaults (the SQL signatures show the same ones; a test in the extension compares them);
-/// [`RunRequest::validate`] checks every knob against the others and gives the [`Params`] the
-/// workers read, or the first thing wrong. (It serializes by field name, as the extension's tests
-/// compare its defaults with the SQL signatures'.)
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunRequest {
-    pub kind: String,
-    pub rows: i64,
-    /// None: 1000, or `rows` if fewer.
-    pub batch_size: Option<i64>,
-    pub clients: i32,
-    pub payload_width: i32,
-    pub shape: String,
-    pub method: String,
-    pub fillfactor: i32,
-    pub checkpoint_first: bool,
-    pub keep: bool,
-    pub ids_per_ms: i32,
-    pub uuidv7_subms: String,
-    pub clock_skew_ms: i32,
-    pub readers: i32,
-    pub read_workload: String,
-    pub distributed: bool,
-    pub shard_count: Option<i32>,
-    pub wait_for_standbys: bool,
-    pub standby_timeout: i32,
-    /// keybench_replay's: pause replay on its standby during the load (no SQL argument).
-    pub pause_standby: bool,
-    pub checkpoint_every: Option<i64>,
-    pub users: Option<i32>,
-    pub node_per_client: bool,
-    pub identity_cache: Option<i32>,
-    /// None: the client model (a skew model needs clock_skew_ms above 0, the client one does not).
-    pub skew_model: Option<String>,
-    /// None: the server's wal_compression.
-    pub wal_compression: Option<String>,
-    /// None: the server's synchronous_commit.
-    pub synchronous_commit: Option<String>,
-    /// Foreign-key child tables (0: none).
-    pub children: i32,
-    /// Rows per child table per parent row (None: 1; only with children).
-    pub rows_per_child: Option<i32>,
-    /// When the children's foreign keys are checked, [`FkCheck`] (None: per_row; only with
-    /// children).
-    pub fk_check: Option<String>,
-    /// A switch of generator: load into the kept table of this earlier run (None: a table of
-    /// its own).
-    pub onto: Option<i64>,
-    /// The writers' transaction isolation (read committed, repeatable read, serializable; None:
-    /// the server's default_transaction_isolation).
-    pub isolation: Option<String>,
-    /// Each transaction reads its new keys in the primary key before it inserts them.
-    pub read_before_write: bool,
-}
-
-impl Default for RunRequest {
-    fn default() -> Self {
-        RunRequest {
-            kind: String::new(),
-            rows: 0,
-            batch_size: None,
-            clients: 1,
-            payload_width: 60,
-            shape: "a".into(),
-            method: "insert".into(),
-            fillfactor: 90,
-            checkpoint_first: false,
-            keep: false,
-            ids_per_ms: 0,
-            uuidv7_subms: "counter".into(),
-            clock_skew_ms: 0,
-            readers: 0,
-            read_workload: "point".into(),
-            distributed: false,
-            shard_count: None,
-            wait_for_standbys: false,
-            standby_timeout: DEFAULT_STANDBY_TIMEOUT,
-            pause_standby: false,
-            checkpoint_every: None,
-            users: None,
-            node_per_client: false,
-            identity_cache: None,
-            skew_model: None,
-            wal_compression: None,
-            synchronous_commit: None,
-            children: 0,
-            rows_per_child: None,
-            fk_check: None,
-            onto: None,
-            isolation: None,
-            read_before_write: false,
-        }
-    }
-}
 
 impl RunRequest {
     /// The request for `rows` rows of `kind`, every knob at its default.

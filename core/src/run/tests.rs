@@ -730,3 +730,57 @@ fn standbys() {
         "standby_timeout must be between 1 and 86400 seconds, not 0"
     );
 }
+
+/// A SQL default of the knobs' declaration as JSON: NULL, a quoted string, true, false or a
+/// number (the only forms the declaration uses; anything else fails the test that reads it).
+fn sql_default_json(sql: &str) -> Option<serde_json::Value> {
+    match sql {
+        "NULL" => Some(serde_json::Value::Null),
+        s if s.len() >= 2 && s.starts_with('\'') && s.ends_with('\'') => Some(
+            serde_json::Value::String(s[1..s.len() - 1].replace("''", "'")),
+        ),
+        s => serde_json::from_str(s).ok(),
+    }
+}
+
+/// keybench_run's SQL defaults, as the declaration writes them, are `RunRequest::default()`'s (the
+/// values keybench_replay and keybench_probe use for what they do not take).
+#[test]
+fn knobs_sql_defaults_are_the_requests() {
+    let defaults = serde_json::to_value(RunRequest::default()).unwrap();
+    let fields = defaults.as_object().unwrap();
+    assert_eq!(fields.len(), KNOBS.len(), "one declaration per field");
+    let mut compared = 0;
+    for k in KNOBS {
+        assert!(fields.contains_key(k.name), "{}", k.name);
+        assert!(!k.doc.trim().is_empty(), "{} has no doc line", k.name);
+        let Some(sql) = k.run.sql() else { continue };
+        let value = sql_default_json(sql).unwrap_or_else(|| panic!("{}: {sql}", k.name));
+        assert_eq!(fields[k.name], value, "keybench_run's {} = {sql}", k.name);
+        compared += 1;
+    }
+    assert!(compared > KNOBS.len() / 2, "{compared} defaults compared");
+}
+
+/// Every knob of keybench_replay's list is declared, with the table's SQL type, once; and
+/// keybench_compare takes no knob keybench_run does not.
+#[test]
+fn knobs_replay_list_is_the_tables() {
+    for (i, (name, sql_type, default)) in REPLAY_KNOBS.iter().enumerate() {
+        let k = KNOBS
+            .iter()
+            .find(|k| k.name == *name)
+            .unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(k.sql_type, *sql_type, "{name}");
+        assert!(default.sql().is_some(), "{name} has a default");
+        assert!(
+            !REPLAY_KNOBS[..i].iter().any(|r| r.0 == *name),
+            "{name} twice"
+        );
+    }
+    for k in KNOBS {
+        if k.compare != SqlDefault::Absent {
+            assert_ne!(k.run, SqlDefault::Absent, "{}", k.name);
+        }
+    }
+}
