@@ -432,13 +432,14 @@ def main() -> int:
     major = "" if listing else sys.argv[1]
     runner = Runner(major)
     for d, reason in EXCLUDED.items():
-        print(f"skip - doc-examples: {d} left out: {reason}")
+        runner.say("skip", f"{d} left out: {reason}")
     if not listing:
         setup = psql(["-q"], "DROP DATABASE IF EXISTS doc_template; CREATE DATABASE doc_template;")
         setup2 = psql(["-q", "-d", "doc_template"], "CREATE EXTENSION keybench;")
         if setup.returncode or setup2.returncode:
             print(f"not ok - doc-examples: the template database: {setup.stderr}{setup2.stderr}")
             return 1
+    others: list[str] = []  # blocks that are no example: file trees, settings, messages, output
     for path in markdown_files():
         for block in blocks_of(path):
             parse(block)
@@ -451,6 +452,9 @@ def main() -> int:
             if not block.statements and not block.shell:
                 if block.markers:
                     runner.say("not ok", f"{block.where()}: doc-test markers on a block with no SQL and no shell")
+                others.append(block.where())
+                if listing:
+                    print(f"{block.where()}: no SQL, no shell: {one_line(block.lines[0][1])}")
                 continue
             if listing:
                 print(f"{block.where()}: {len(block.statements)} SQL, {len(block.shell)} shell, markers {block.markers}")
@@ -474,6 +478,8 @@ def main() -> int:
             if block.shell:
                 runner.run_shell(block)
     c = runner.counts
+    print(f"doc-examples: {len(others)} blocks hold no SQL and no shell line (trees, settings, messages): "
+          f"{' '.join(others)}")
     print(f"doc-examples: {c['ok']} ok, {c['not ok']} not ok, {c['skip']} skipped on PostgreSQL {major or '(list)'}")
     return runner.failed
 
