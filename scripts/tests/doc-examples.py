@@ -31,6 +31,10 @@ the block are allowed); every one with a reason, which the test prints:
                                                    own holding keybench-audit.sql, against the test's
                                                    server (the block before's database); subs apply
 
+Last, blocks planted in no page must fail, each with its message: more clients than
+keybench.max_workers (53400: the server's settings are a reader's defaults), a column and a row
+count the result does not have, a shell line without a marker.
+
 docs/results/ is left out, and says so: its pages are what the report scripts wrote (their
 commands' transcripts), checked by figures-check.py, reports-check.py and, for PSQL-SESSION.md,
 against pg_test/expected/readme.out.
@@ -121,8 +125,9 @@ def markdown_files() -> list[str]:
     return [f for f in files if f not in EXCLUDED]
 
 
-def blocks_of(path: str) -> list[Block]:
-    text = (ROOT / path).read_text().split("\n")
+def blocks_of(path: str, page: str | None = None) -> list[Block]:
+    """The code blocks of the page at path (or of page, its text, when given)."""
+    text = (page if page is not None else (ROOT / path).read_text()).split("\n")
     blocks: list[Block] = []
     pending: list[tuple[str, str]] = []
     i = 0
@@ -271,12 +276,47 @@ class Runner:
         self.counts = {"ok": 0, "not ok": 0, "skip": 0}
         self.db = 0
         self.current = ""
+        self.heard: list[tuple[str, str]] | None = None
 
     def say(self, what: str, text: str) -> None:
+        if self.heard is not None:  # a planted block's lines are kept, not printed
+            self.heard.append((what, text))
+            return
         self.counts[what] += 1
         if what == "not ok":
             self.failed = 1
         print(f"{what} - doc-examples: {text}", flush=True)
+
+    def planted(self) -> None:
+        """The test fails what it must: blocks planted in a page of no file, each of which must fail
+        with the message given (the class of bug it is there to catch)."""
+        cases = [
+            ("more clients than keybench.max_workers (53400)",
+             "    SELECT * FROM keybench_run('uuidv7', 2000, clients => 8);\n",
+             "53400: keybench_run needs 8 background workers"),
+            ("a column the result does not have",
+             ("    SELECT kind, rows FROM keybench_compare(ARRAY['bigint'], 2000);\n"
+              "      kind  | rows | leaf_density\n    --------+------+-------------\n     bigint | 2000 | 90\n"),
+             "the doc shows ['kind', 'rows', 'leaf_density']"),
+            ("a row count the result does not have",
+             ("    SELECT kind FROM keybench_compare(ARRAY['bigint', 'uuidv7'], 2000);\n"
+              "      kind\n    --------\n     bigint\n    (1 row)\n"),
+             "2 rows, the doc shows 1"),
+            ("a shell line no test runs", "    ./scripts/reports/curve.sh\n", "no test and no reason"),
+        ]
+        for what, page, want in cases:
+            block = blocks_of("(planted)", "text\n\n" + page)[0]
+            parse(block)
+            self.heard = []
+            if block.statements:
+                self.run_sql(block)
+            if block.shell:
+                self.run_shell(block)
+            heard, self.heard = self.heard, None
+            if any(w == "not ok" and want in t for w, t in heard):
+                self.say("ok", f"a planted block with {what} fails ({want})")
+            else:
+                self.say("not ok", f"a planted block with {what} did not fail with '{want}': {heard}")
 
     def database(self, block: Block) -> str:
         if block.marker("continues") and self.current:
@@ -317,7 +357,7 @@ class Runner:
                 self.say("not ok", f"{block.where()}: sub {old} -> {new}: no statement of the block holds {old}")
                 return
         t0 = time.monotonic()
-        r = psql(["-q", "-d", db, "-f", "-"], "\n".join(script) + "\n")
+        r = psql(["-q", "-v", "VERBOSITY=verbose", "-d", db, "-f", "-"], "\n".join(script) + "\n")
         took = time.monotonic() - t0
         parts: dict[int, list[str]] = {}
         k = -1
@@ -477,6 +517,8 @@ def main() -> int:
                 runner.run_sql(block)
             if block.shell:
                 runner.run_shell(block)
+    if not listing:
+        runner.planted()
     c = runner.counts
     print(f"doc-examples: {len(others)} blocks hold no SQL and no shell line (trees, settings, messages): "
           f"{' '.join(others)}")
