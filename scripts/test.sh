@@ -23,7 +23,10 @@
 #      (scripts/tests/update-sql.sh), then the SQL regression suite in pg_test/ (pg_regress), in
 #      fresh clusters this script starts, with and without shared_preload_libraries, and with a
 #      small shared_buffers
-#   4. the isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
+#   4. every example of README.md and docs/ (scripts/tests/doc-examples.sh: each SQL block run in
+#      psql, its shown columns and rows compared; each shell command run, or the test that runs it
+#      named, or a skip line with the reason; docs/results/ and DEMO.md left out, saying why), the
+#      isolation specs in pg_test/isolation (pg_isolation_regress), a short sqlsmith run as an
 #      ordinary role (scripts/tests/fuzz.sh), kill -9 of a worker (scripts/tests/crash-test.sh), a cancel at
 #      every stage of a run (scripts/tests/cancel-test.sh), the disk-space
 #      refusal and the floor on a small tmpfs tablespace (scripts/tests/disk-test.sh), a primary
@@ -126,11 +129,11 @@ run_step() {
   [ $rc = 0 ] || grep -qE '^not ok |\.\.\. FAILED' "$log" || echo "not ok - $what: exited $rc" >> "$log"
   count_step "$log" "$what"
 }
-count_step() { # count_step LOG WHAT: show LOG and add its counts
+count_step() { # count_step LOG WHAT: show LOG and add its counts ("skip - ..." lines: skipped, with their reason)
   local log=$1 what=$2 p f
   cat "$log"
   p=$(grep -cE '^ok |\.\.\. ok' "$log"); f=$(grep -cE '^not ok |\.\.\. FAILED' "$log")
-  passed=$((passed + p)); failed=$((failed + f))
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + $(grep -c '^skip - ' "$log")))
   if [ "$f" -gt 0 ] || [ "$p" -eq 0 ]; then failures+=("$what: $log"); fi
 }
 
@@ -201,6 +204,8 @@ major() {
   run_suite "$v" no_preload "$(port_for regress "$v" 1)" "fsync=off" "keybench.progress_interval=0"
   run_suite "$v" small_cache "$(port_for regress "$v" 2)" "shared_preload_libraries=keybench" "fsync=off" "shared_buffers=16MB" "keybench.progress_interval=0"
   [ $regress_only = 0 ] || return 0
+  echo "-- scripts/tests/doc-examples.sh $v: every example of README.md and docs/, run as written or skipped with its reason"
+  run_step "target/logs/doc-examples-pg$v.log" "pg$v doc examples" bash scripts/tests/doc-examples.sh "$v"
   echo "-- scripts/tests/isolation.sh $v: pg_isolation_regress, pg_test/isolation"
   run_step "target/logs/isolation-pg$v.log" "pg$v isolation (diffs in target/isolation-pg$v/)" bash scripts/tests/isolation.sh "$v"
   echo "-- scripts/tests/fuzz.sh 2000 $v: sqlsmith as an ordinary role granted keybench's functions"
@@ -244,16 +249,16 @@ lane() {
   (
     export CARGO_TARGET_DIR=$KB_ROOT/target/lane-$name
     for v in "$@"; do
-      passed=0; failed=0; failures=(); times=target/logs/times-pg$v.tsv; : > "$times"
+      passed=0; failed=0; skipped=0; failures=(); times=target/logs/times-pg$v.tsv; : > "$times"
       major "$v" > "target/logs/lane-$v.out" 2>&1
-      { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } > "target/logs/lane-$v.counts"
+      { echo "$passed $failed $skipped"; printf '%s\n' "${failures[@]}"; } > "target/logs/lane-$v.counts"
     done
     # The lane that built 15 goes on to the Debian steps (they need its 15 packages) while the
     # other lane is still on its majors: about ten minutes that would otherwise come after both.
     if [ $regress_only = 0 ] && [[ " $* " == *" 15 "* ]]; then
-      passed=0; failed=0; failures=(); times=target/logs/times-debian.tsv; : > "$times"
+      passed=0; failed=0; skipped=0; failures=(); times=target/logs/times-debian.tsv; : > "$times"
       debian_steps > target/logs/lane-debian.out 2>&1
-      { echo "$passed $failed"; printf '%s\n' "${failures[@]}"; } > target/logs/lane-debian.counts
+      { echo "$passed $failed $skipped"; printf '%s\n' "${failures[@]}"; } > target/logs/lane-debian.counts
     fi
   )
 }
@@ -422,8 +427,8 @@ printf '%s\t%s\n' "$((SECONDS - lanes_start))" "the majors' steps, two lanes sid
 for v in "${versions[@]}"; do
   cat "target/logs/lane-$v.out"
   if [ -f "target/logs/lane-$v.counts" ]; then
-    read -r p f < "target/logs/lane-$v.counts"
-    passed=$((passed + p)); failed=$((failed + f))
+    read -r p f sk < "target/logs/lane-$v.counts"
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${sk:-0}))
     while IFS= read -r line; do [ -n "$line" ] && failures+=("$line"); done < <(tail -n +2 "target/logs/lane-$v.counts")
   else
     failed=$((failed + 1)); failures+=("pg$v: its lane ended before it finished (target/logs/lane-$v.out)")
@@ -449,8 +454,8 @@ if [[ " ${versions[*]} " == *" 15 "* ]]; then
   # Run by 15's lane (debian_steps); their output here, in the suite's order.
   cat target/logs/lane-debian.out 2>/dev/null
   if [ -f target/logs/lane-debian.counts ]; then
-    read -r p f < target/logs/lane-debian.counts
-    passed=$((passed + p)); failed=$((failed + f))
+    read -r p f sk < target/logs/lane-debian.counts
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${sk:-0}))
     while IFS= read -r line; do [ -n "$line" ] && failures+=("$line"); done < <(tail -n +2 target/logs/lane-debian.counts)
   else
     failed=$((failed + 1)); failures+=("the Debian steps: 15's lane ended before it ran them (target/logs/lane-debian.out)")

@@ -60,6 +60,7 @@ capacity-test           63000   1        scripts/tests/capacity-test.sh: keys th
 bench-capacity          63100   1        scripts/bench/bench-capacity.sh: the cost of keybench_capacity on many tables
 package-check           63200   1        scripts/tests/package-check.sh: keybench-audit.sql run from the unpacked packages
 grants-test             63300   1        scripts/tests/grants-test.sh: the audit as roles holding exactly the documented grants
+doc-examples            63400   1        scripts/tests/doc-examples.sh: every example of README.md and docs/
 '
 
 port_for() { # port_for SCRIPT MAJOR [N]: the port of SCRIPT's N-th server (default 0) on that major

@@ -19,8 +19,8 @@ figure is either
   colon, "What it showed ([CHILDREN.md](...)):"); or
 - marked as a definition (a setting, a default, an input, a threshold, a layout: not a measurement),
   by one of these rules:
-  1. code is not read: a figure inside `a span` or a code block is an example or a command, and an
-     image's alt text describes the image;
+  1. code is not read: a figure inside `a span` or a code block is an example or a command, an
+     image's alt text describes the image, and a doc-test marker is scripts/tests/doc-examples.py's;
   2. a figure right after the word "default" ("default 4", "(default 100 MB)", "defaults to
      1 GB") or followed by "by default" or "(default" ("1 GB by default");
   3. a figure right after the name of a server setting (SETTINGS below, or keybench.*), in code or
@@ -132,6 +132,9 @@ def units(path):
             continue
         if (prev_blank or code) and line.startswith("    ") and not ITEM.match(line):
             code, prev_blank = True, False
+            continue
+        # A doc-test marker (scripts/tests/doc-examples.py) is the test's, and quotes the code it changes.
+        if re.match(r"^\s*<!-- doc-test: .* -->\s*$", line):
             continue
         prev_blank = False
         if ITEM.match(line) and unit:
