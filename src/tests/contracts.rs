@@ -14,14 +14,16 @@ mod tests {
     /// keybench.run_lock_class(), which the workers take.
     #[pg_test]
     fn run_table_name_and_lock_class_have_one_definition() {
+        // The run's own id (not max(run_id): other tests' runs finish beside this one).
         let kept = one::<String>(
-            "SELECT kept_table FROM public.keybench_run('uuidv7', 100, keep => true)",
+            "SELECT kept_table || ' ' || run_id FROM public.keybench_run('uuidv7', 100, keep => true)",
         );
+        let (table, run_id) = kept.split_once(' ').unwrap();
         assert_eq!(
-            kept,
-            one::<String>(
-                "SELECT 'keybench.' || keybench.run_table_name(max(run_id), 'uuidv7') FROM keybench.runs"
-            )
+            table,
+            one::<String>(&format!(
+                "SELECT 'keybench.' || keybench.run_table_name({run_id}, 'uuidv7')"
+            ))
         );
         assert_eq!(one::<i32>("SELECT keybench.run_lock_class()"), 0x6b62_7275); // "kbru"
         assert!(one::<bool>(
