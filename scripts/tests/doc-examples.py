@@ -24,6 +24,12 @@ the block are allowed); every one with a reason, which the test prints:
     <!-- doc-test: continues: REASON -->           in the previous block's database (its runs, tables)
     <!-- doc-test: majors 17 18: REASON -->        only on those majors (on others a skip line)
     <!-- doc-test: rows vary: REASON -->           column names checked, not the number of rows
+    <!-- doc-test: fails: REASON -->               the block's last statement must fail with the
+                                                   ERROR, DETAIL and HINT lines the doc shows after
+                                                   it, every number (with its unit) and absolute
+                                                   path masked (the doc shows one server's figures)
+    <!-- doc-test: quoted FILE: REASON -->         a block of messages only (no statement): each of
+                                                   its lines is in FILE (a test's expected output)
     <!-- doc-test: shell by SCRIPT: REASON -->     the shell lines are SCRIPT's: it must contain each
                                                    one, or read them from this doc (name it)
     <!-- doc-test: shell skip: REASON -->         the shell lines are not run
@@ -33,7 +39,7 @@ the block are allowed); every one with a reason, which the test prints:
 
 Last, blocks planted in no page must fail, each with its message: more clients than
 keybench.max_workers (53400: the server's settings are a reader's defaults), a column and a row
-count the result does not have, a shell line without a marker.
+count the result does not have, a shell line without a marker, an error other than the one shown.
 
 docs/results/ is left out, and says so: its pages are what the report scripts wrote (their
 commands' transcripts), checked by figures-check.py, reports-check.py and, for PSQL-SESSION.md,
@@ -303,6 +309,11 @@ class Runner:
               "      kind\n    --------\n     bigint\n    (1 row)\n"),
              "2 rows, the doc shows 1"),
             ("a shell line no test runs", "    ./scripts/reports/curve.sh\n", "no test and no reason"),
+            ("an error other than the one shown",
+             ("<!-- doc-test: fails: planted -->\n\n"
+              "    SELECT * FROM keybench_run('uuidv7', 2000, clients => 8);\n"
+              "    ERROR:  permission denied for function keybench_run\n"),
+             "failed with ["),
         ]
         for what, page, want in cases:
             block = blocks_of("(planted)", "text\n\n" + page)[0]
@@ -356,8 +367,10 @@ class Runner:
             if old not in used:
                 self.say("not ok", f"{block.where()}: sub {old} -> {new}: no statement of the block holds {old}")
                 return
+        fails = bool(block.marker("fails"))
         t0 = time.monotonic()
-        r = psql(["-q", "-v", "VERBOSITY=verbose", "-d", db, "-f", "-"], "\n".join(script) + "\n")
+        verbosity = "VERBOSITY=default" if fails else "VERBOSITY=verbose"
+        r = psql(["-q", "-v", verbosity, "-d", db, "-f", "-"], "\n".join(script) + "\n")
         took = time.monotonic() - t0
         parts: dict[int, list[str]] = {}
         k = -1
@@ -368,6 +381,9 @@ class Runner:
                 parts[k] = []
             elif k >= 0:
                 parts[k].append(line)
+        if fails:
+            self.check_failure(block, r, k, took)
+            return
         if r.returncode:
             st = block.statements[max(k, 0)]
             err = next((x for x in r.stderr.split("\n") if "ERROR:" in x), r.stderr.strip())
@@ -396,6 +412,28 @@ class Runner:
             how = "".join(f"; run with {old} -> {new} ({reason})" for old, new, reason in subs)
             extra = f", {shown} result(s) as shown" if shown else ""
             self.say("ok", f"{block.where()}: {len(block.statements)} statement(s) ran in {db} in {took:.1f} s{extra}{how}")
+
+    def check_failure(self, block: Block, r: subprocess.CompletedProcess, k: int, took: float) -> None:
+        """A `fails` block: its last statement (and no other) failed, with the doc's message."""
+        last = block.statements[-1]
+        if r.returncode == 0:
+            self.say("not ok", f"{block.where(last.line)}: {one_line(last.sql)}: succeeded; the doc shows it failing")
+            return
+        if k != len(block.statements) - 1:
+            st = block.statements[max(k, 0)]
+            self.say("not ok", f"{block.where(st.line)}: {one_line(st.sql)}: failed before the last statement: "
+                               f"{r.stderr.strip()}")
+            return
+        want = [masked(x) for x in last.output if MESSAGE.match(x.strip())]
+        got = [masked(re.sub(r"^psql:[^:]*:\d+: ", "", x)) for x in r.stderr.split("\n")]
+        got = [x for x in got if MESSAGE.match(x)]
+        if not want:
+            self.say("not ok", f"{block.where(last.line)}: a fails marker, but the doc shows no ERROR after the statement")
+        elif got != want:
+            self.say("not ok", f"{block.where(last.line)}: {one_line(last.sql)}: failed with {got}, the doc shows {want}")
+        else:
+            self.say("ok", f"{block.where()}: {len(block.statements)} statement(s) ran in {self.current} in {took:.1f} s, "
+                           f"the last failing as shown ({', '.join(x.split(':')[0] for x in want)}; numbers and paths masked)")
 
     def subs(self, block: Block) -> list[tuple[str, str, str]] | None:
         subs = []
@@ -459,6 +497,32 @@ class Runner:
         self.say("ok", f"{block.where()}: {len(block.shell)} shell line(s) run by {script} ({how}; {reason})")
 
 
+MESSAGE = re.compile(r"^(ERROR|DETAIL|HINT):  ")
+
+
+def masked(line: str) -> str:
+    """A message with its absolute paths and numbers masked: what one server's figures change."""
+    line = re.sub(r"(?<![\w.])/[^\s:,)]+", "PATH", line.strip())
+    line = re.sub(r"\d+(\.\d+)? (bytes|kB|MB|GB|TB|PB)\b", "N UNIT", line)
+    return re.sub(r"\d+(\.\d+)?", "N", line)
+
+
+def quoted(runner: Runner, block: Block) -> None:
+    """A `quoted FILE` block: messages only, each line of it in FILE as the test printed it."""
+    arg, reason = block.marker("quoted")[0].split("\x00")
+    p = ROOT / arg
+    if not p.is_file():
+        runner.say("not ok", f"{block.where()}: quoted {arg}: no such file")
+        return
+    text = p.read_text()
+    lines = [x.strip() for _, x in block.lines if x.strip()]
+    missing = [x for x in lines if x not in text]
+    if missing:
+        runner.say("not ok", f"{block.where()}: {arg} does not hold {missing}")
+    else:
+        runner.say("ok", f"{block.where()}: its {len(lines)} line(s) as {arg} has them ({reason})")
+
+
 def one_line(sql: str) -> str:
     s = re.sub(r"\s+", " ", sql).strip()
     return s if len(s) <= 120 else s[:117] + "..."
@@ -490,7 +554,10 @@ def main() -> int:
                 if MARKER.match(line):
                     runner.say("not ok", f"{block.where(n)}: a doc-test marker inside the block (it goes before it)")
             if not block.statements and not block.shell:
-                if block.markers:
+                if block.marker("quoted") and not listing:
+                    quoted(runner, block)
+                    continue
+                if block.markers and not block.marker("quoted"):
                     runner.say("not ok", f"{block.where()}: doc-test markers on a block with no SQL and no shell")
                 others.append(block.where())
                 if listing:
