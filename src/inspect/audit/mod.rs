@@ -2,9 +2,9 @@
 //! how big and how dense the index is, and a plain-language verdict drawn from the published
 //! findings, stating the figures it rests on.
 //!
-//! The key's kind and the finding are decided by sql/audit.sql's functions, which the plain-SQL
-//! audit (keybench-audit.sql) runs too; the verdicts and the cost are the core's
-//! ([`keybench_core::inspect::audit`]); here, by concept:
+//! The key's kind and the finding are decided by sql/audit_values.sql's and sql/audit.sql's
+//! functions, which the plain-SQL audit (keybench-audit.sql) runs too; the verdicts and the cost
+//! are the core's ([`keybench_core::inspect::audit`]); here, by concept:
 //!
 //! - [`api`]: the SQL functions, keybench.audit_rows (each row of keybench_audit, which
 //!   sql/audit_api.sql declares) and keybench_audit_references, and their arguments' checks

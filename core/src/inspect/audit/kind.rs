@@ -1,7 +1,8 @@
-//! What a key is: its kind as sql/audit.sql's `keybench.audit_classify` labels it, and the facts
-//! of each kind the decision and the cost read (random or not, its time unit, where its time is).
+//! What a key is: its kind as `keybench.audit_classify` (sql/audit_values.sql) labels it, and the
+//! facts of each kind the decision and the cost read (random or not, its time unit, where its time
+//! is).
 
-/// How a key gets its values: keybench_audit's `key_kind`, as sql/audit.sql's
+/// How a key gets its values: keybench_audit's `key_kind`, as sql/audit_values.sql's
 /// `keybench.audit_classify` labels it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyKind {
@@ -121,8 +122,8 @@ impl KeyKind {
         }
     }
 
-    /// The kind labelled `label` by sql/audit.sql; a uuid of another version as text (`uuid v1 as
-    /// text`) is [`KeyKind::UuidOtherText`].
+    /// The kind labelled `label` by sql/audit_values.sql; a uuid of another version as text (`uuid
+    /// v1 as text`) is [`KeyKind::UuidOtherText`].
     pub fn from_label(label: &str) -> Option<KeyKind> {
         KeyKind::ALL
             .into_iter()
