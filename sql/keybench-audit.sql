@@ -738,6 +738,12 @@ $$;
 CREATE FUNCTION pg_temp.audit_min_leaves() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
 
+-- The leaf density, in percent, below which an index's leaves are low (a B-tree's ordered keys
+-- fill them to the fillfactor, 90%; random keys' settle near 70%). The core's LOW_DENSITY_PCT is
+-- this (a test compares them).
+CREATE FUNCTION pg_temp.audit_low_density() RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 75::float8 $$;
+
 -- Too small to judge: fewer than audit_min_leaves leaves, measured; where they were not (density
 -- not measured: measure_density => false, an index the role may not read, a Citus table), an index
 -- of no more pages than that besides its meta page, or a row estimate whose keys would not fill
@@ -774,7 +780,7 @@ SELECT CASE
   -- New rows whose keys land in order (measured) are never told to change their generator,
   -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
   WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'content hash', 'uuid (no known version)', 'uuid v1')
-    THEN CASE WHEN density < 75 AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
+    THEN CASE WHEN density < s.low AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
   WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
   WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
   WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
@@ -790,11 +796,12 @@ SELECT CASE
     THEN 'integers stored wide'
   WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression')
     THEN CASE WHEN s.tiny THEN 'too small to judge' ELSE 'keys land at random' END
-  WHEN density < 75 AND NOT s.tiny THEN 'low leaf density'
-  WHEN density < 75 THEN 'too small to judge'
+  WHEN density < s.low AND NOT s.tiny THEN 'low leaf density'
+  WHEN density < s.low THEN 'too small to judge'
   ELSE 'ok'
 END
-FROM (SELECT coalesce(pg_temp.audit_too_small(leaf_pages, index_bytes, row_estimate, key_bytes), false) AS tiny) s
+FROM (SELECT coalesce(pg_temp.audit_too_small(leaf_pages, index_bytes, row_estimate, key_bytes), false) AS tiny,
+             pg_temp.audit_low_density() AS low) s
 $$;
 
 -- The foreign keys that point at an audited key (its table in schema `schema_name`, or any when

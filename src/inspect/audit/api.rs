@@ -49,7 +49,12 @@ fn check_arguments(
 extension_sql_file!(
     "../../../sql/audit_api.sql",
     name = "audit_api",
-    requires = ["audit_sql", "audit_values", "audit_capacity", keybench_audit_rows]
+    requires = [
+        "audit_sql",
+        "audit_values",
+        "audit_capacity",
+        keybench_audit_rows
+    ]
 );
 
 /// The most heap pages the value sample reads per key.

@@ -68,6 +68,11 @@ impl Finding {
 /// `keybench.audit_min_leaves()`; a test checks the two agree).
 pub const MIN_LEAVES: i64 = 10;
 
+/// Leaf density, in percent, below which an index's leaves are low: the finding `low leaf density`,
+/// the search for its cause, the plan's REINDEX (sql/audit.sql's `keybench.audit_low_density()`;
+/// a test checks the two agree).
+pub const LOW_DENSITY_PCT: f64 = 75.0;
+
 /// One row of keybench_audit, by column name: the composite type keybench.audit (sql/audit.sql)
 /// has these attributes in this order (a test checks it), and the extension writes each row as
 /// this struct's JSON into it.
