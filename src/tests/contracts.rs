@@ -118,7 +118,7 @@ mod tests {
             .flat_map(|b| [b, -b])
         {
             assert_eq!(
-                keybench_core::present::size_pretty(b),
+                keybench_core::figures::size_pretty(b),
                 one::<String>(&format!("SELECT pg_size_pretty({b}::bigint)")),
                 "{b} bytes"
             );

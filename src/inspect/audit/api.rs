@@ -115,10 +115,10 @@ fn audit_rows(
     });
     // The window first: the catalog, the index pages and the values are read after it, and
     // write no WAL.
-    let measured = crate::inspect::sample::measure(window, wal_limit);
-    let ram = crate::inspect::sample::memory_bytes();
+    let measured = crate::inspect::wal_sample::measure(window, wal_limit);
+    let ram = crate::inspect::wal_sample::memory_bytes();
     let mut general: Vec<String> = Vec::new();
-    let standby = crate::inspect::sample::in_recovery();
+    let standby = crate::inspect::wal_sample::in_recovery();
     match (measured.sampled, measured.seconds) {
         (true, Some(secs)) if standby => general.push(format!(
             "sample: {secs:.1} s of the WAL this standby replayed{}",

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 /// What every key's audit shares: the window's measurements and the server's settings.
 pub(super) struct Context<'a> {
-    pub measured: &'a crate::inspect::sample::Measured,
+    pub measured: &'a crate::inspect::wal_sample::Measured,
     pub ram: Option<i64>,
     pub general: &'a [String],
     pub shared_buffers: i64,

@@ -50,7 +50,7 @@ pub(super) fn key_cost(
     .unwrap_or_default();
     let wal_of = |rels: &[pg_sys::Oid]| {
         measured.wal.as_ref().map(|w| {
-            let mut t = crate::inspect::sample::RelWal::default();
+            let mut t = crate::inspect::wal_sample::RelWal::default();
             for rel in rels {
                 if let Some(x) = w.get(rel) {
                     t += *x;
