@@ -63,7 +63,7 @@ const MAX_SAMPLE_PAGES: i32 = 10_000;
 /// keybench_audit's rows, which sql/audit_api.sql's keybench_audit turns into rows of
 /// keybench.audit (an SQL function may return more columns than a Rust one): one JSON object per
 /// primary-key and unique B-tree index of the current database (or of one schema), the fields
-/// of [`AuditRow`].
+/// of [`AuditRow`](keybench_core::inspect::audit::AuditRow).
 #[pg_extern(volatile, parallel_unsafe)]
 fn keybench_audit_rows(
     schema_name: Option<&str>,

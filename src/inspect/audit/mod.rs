@@ -22,13 +22,13 @@
 
 pub use keybench_core::inspect::audit::*;
 
-mod api;
-mod before_0_9;
-mod catalog;
-mod context;
-mod cost_inputs;
-mod index_figures;
-mod key;
-mod key_times;
-mod sources;
-mod value_sample;
+pub mod api;
+pub mod before_0_9;
+pub mod catalog;
+pub mod context;
+pub mod cost_inputs;
+pub mod index_figures;
+pub mod key;
+pub mod key_times;
+pub mod sources;
+pub mod value_sample;
