@@ -246,7 +246,7 @@ BEGIN
                                            ELSE '{}' END, '; ');
     EXCEPTION WHEN OTHERS THEN
       -- The key's catalog facts, and the error that stopped its audit (keybench_audit's
-      -- not_audited row in src/inspect/audit.rs).
+      -- not_audited row in src/inspect/audit/key.rs).
       GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
       r := base;
       r.key_kind := 'application-supplied';

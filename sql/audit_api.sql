@@ -1,5 +1,5 @@
 -- keybench_audit: every primary-key and unique B-tree index of the database (or of one schema),
--- one row of keybench.audit each, read from keybench_audit_rows (src/inspect/audit.rs: the JSON of
+-- one row of keybench.audit each, read from keybench_audit_rows (src/inspect/audit/api.rs: the JSON of
 -- each row, by column name; keybench.audit has more attributes than a Rust function may return as
 -- a table).
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)

@@ -1,7 +1,8 @@
 -- Keys that run out: keybench_capacity, the rate behind its days left, and the readings it keeps.
 -- What is read without a rate (the columns, their limits, their current values) is
--- keybench.audit_capacity and what it means keybench.audit_capacity_judge, both in sql/audit.sql,
--- which keybench_audit and keybench-audit.sql share; here, what needs a window of time.
+-- keybench.audit_capacity and what it means keybench.audit_capacity_judge, both in
+-- sql/audit_capacity.sql, which keybench_audit and keybench-audit.sql share; here, what needs a
+-- window of time.
 -- (Part of the install script: src/lib.rs includes sql/*.sql in order. Not an upgrade script.)
 
 -- One reading per column and call of keybench_capacity that may write (not on a standby, not in

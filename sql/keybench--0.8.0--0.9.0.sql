@@ -20,8 +20,8 @@
 --   fk_check, child_wal_bytes, child_wal_fpi and child_figures of keybench.runs (the first two of
 --   them in keybench.batches too), keybench.run_figures created again with the WAL's split per
 --   parent row, the view keybench.run_children, and keybench_cleanup dropping a run's children.
--- - The audit: sql/audit.sql's functions (keybench.audit_keys, audit_value, audit_values,
---   audit_classify, audit_min_leaves, audit_finding, audit_references, the type keybench.audit);
+-- - The audit: sql/audit.sql's and sql/audit_values.sql's functions (keybench.audit_keys,
+--   audit_value, audit_values, audit_classify, audit_min_leaves, audit_finding, audit_references, the type keybench.audit);
 --   keybench_audit becomes an SQL function over the new keybench_audit_rows, with sample_pages;
 --   keybench_audit_references is new.
 -- - Logical replication: keybench_replay_logical (not executable by PUBLIC), keybench.run_logical,
@@ -31,7 +31,7 @@
 --   tuples and free space, which keybench.audit_values reads for its order and its deletes.
 -- - Keys that run out: keybench_capacity, keybench.capacity_readings (one reading per column and
 --   call, for the rate), keybench.capacity_measure and keybench.capacity_snapshot (sql/capacity.sql);
---   keybench.audit_capacity and audit_capacity_judge (sql/audit.sql, which keybench-audit.sql
+--   keybench.audit_capacity and audit_capacity_judge (sql/audit_capacity.sql, which keybench-audit.sql
 --   shares); the finding `key runs out` and keybench.audit's attributes used_pct and days_left.
 -- - keybench_plan widens a smallint or integer key to bigint online, and returns a rollback column:
 --   dropped and created again, its EXECUTE grants given back.
@@ -546,24 +546,25 @@ REVOKE EXECUTE ON FUNCTION keybench_compare FROM PUBLIC;
 SELECT keybench.upgrade_give_grants('keybench_compare');
 -- @end
 
--- The audit reads the keys real applications make (sql/audit.sql): its catalog query, the value
--- sample, the kind, the foreign keys and the finding as SQL functions, which keybench-audit.sql shares.
+-- The audit reads the keys real applications make (sql/audit.sql, audit_values.sql,
+-- audit_capacity.sql): its catalog query, the value sample, the kind, the foreign keys, the finding
+-- and the keys that run out as SQL functions, which keybench-audit.sql shares.
 -- @generated: file audit.sql
--- The audit's reading of a database's keys, in SQL: what keybench_audit (src/inspect/audit.rs)
+-- The audit's reading of a database's keys, in SQL: what keybench_audit (src/inspect/audit/)
 -- calls, and what keybench-audit.sql (the audit where keybench cannot be installed, made from this
--- file by scripts/tools/audit-sql.py: every `keybench.audit_` becomes `pg_temp.audit_`) runs, so
--- that the two decide alike:
+-- file, sql/audit_values.sql and sql/audit_capacity.sql by scripts/tools/audit-sql.py: every
+-- `keybench.audit_` becomes `pg_temp.audit_`) runs, so that the two decide alike. This file, the
+-- catalog and the finding:
+--   keybench.audit                       keybench_audit's row type
 --   keybench.audit_keys(schema)          every primary-key and unique B-tree index, and its key
---   keybench.audit_values(table, column) a bounded sample of a key's values: their forms, versions
---                                        and times, and whether new rows' keys land in order
---   keybench.audit_classify(...)         the key's kind, from its default and from its values
---   keybench.audit_references(schema)    the foreign keys onto each audited key, with their checks
 --   keybench.audit_too_small(...)        too small to judge, by its leaves or else its size
 --   keybench.audit_finding(...)          the finding's label
---   keybench.audit                       keybench_audit's row type
+--   keybench.audit_references(schema)    the foreign keys onto each audited key, with their checks
+-- sql/audit_values.sql: a key's values and its kind (audit_value, audit_values, audit_classify);
+-- sql/audit_capacity.sql: the keys that run out (audit_capacity, audit_capacity_judge).
 -- None of them writes: each reads the catalog, and the sample reads a bounded number of pages.
 
--- One row of keybench_audit (src/inspect/audit.rs writes each as the JSON of its AuditRow, whose
+-- One row of keybench_audit (src/inspect/audit/ writes each as the JSON of its AuditRow, whose
 -- fields are these attributes in this order: a test checks it). keybench-audit.sql makes the same
 -- type as pg_temp.audit.
 CREATE TYPE keybench.audit AS (
@@ -632,6 +633,137 @@ WHERE i.indisunique AND i.indisvalid AND ic.relkind = 'i' AND ic.relam = 403
   AND (schema_name IS NULL OR n.nspname = schema_name)
 ORDER BY pg_relation_size(ic.oid) DESC, n.nspname, t.relname, ic.relname
 $$;
+
+
+-- The leaf pages below which an index is too small for its leaf density to say anything: a
+-- B-tree's density settles only after many page splits (a random key's near 70%, an ordered key's
+-- at its fillfactor), and an index of a few leaves can have any.
+CREATE FUNCTION keybench.audit_min_leaves() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
+
+-- The leaf density, in percent, below which an index's leaves are low (a B-tree's ordered keys
+-- fill them to the fillfactor, 90%; random keys' settle near 70%). The core's LOW_DENSITY_PCT is
+-- this (a test compares them).
+CREATE FUNCTION keybench.audit_low_density() RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 75::float8 $$;
+
+-- Too small to judge: fewer than audit_min_leaves leaves, measured; where they were not (density
+-- not measured: measure_density => false, an index the role may not read, a Citus table), an index
+-- of no more pages than that besides its meta page, or a row estimate whose keys would not fill
+-- that many pages packed full (`key_bytes` a key, 16 where not sampled, and 12 bytes of tuple
+-- header and line pointer each). The core's too_small is this (a test compares them); NULL where
+-- nothing is known.
+CREATE FUNCTION keybench.audit_too_small(leaf_pages bigint, index_bytes bigint, row_estimate bigint,
+                                         key_bytes float8)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+SELECT CASE WHEN leaf_pages IS NOT NULL THEN leaf_pages < keybench.audit_min_leaves()
+            ELSE index_bytes < (keybench.audit_min_leaves() + 1) * 8192::bigint
+                 OR row_estimate * (coalesce(key_bytes, 16) + 12) < keybench.audit_min_leaves() * 8192 END
+$$;
+
+-- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
+-- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
+-- has `leaf_pages` leaves at `density` percent (NULL: not measured), stored as `key_form` in
+-- `key_bytes` bytes a key (NULL: not sampled), in `index_bytes` bytes for about `row_estimate`
+-- rows (what the size guard reads where the leaves were not measured).
+CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, insert_order text,
+                                       leaf_pages bigint, density float8, key_form text DEFAULT NULL,
+                                       key_bytes float8 DEFAULT NULL, index_bytes bigint DEFAULT NULL,
+                                       row_estimate bigint DEFAULT NULL)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+SELECT CASE
+  -- What the values do decides over what the kind says. An index too small to judge
+  -- (audit_too_small: fewer than audit_min_leaves leaves, 10: about 80 kB, a few thousand keys;
+  -- by its size and row estimate where its leaves were not measured) is too small for any advice
+  -- to change a generator (here, and for keys landing at random below): its density says nothing
+  -- yet, and a table that small costs nothing. A key stored in the wrong type is told so at any size.
+  WHEN s.tiny AND kind IN ('uuid v4 (random)', 'random text', 'content hash') THEN 'too small to judge'
+  -- New rows whose keys land in order (measured) are never told to change their generator,
+  -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
+  WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'content hash', 'uuid (no known version)', 'uuid v1')
+    THEN CASE WHEN density < s.low AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
+  WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
+  WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
+  WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
+  WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
+  -- a ULID's or timeflake's 128 bits as hex: what a uuid column holds in 16 bytes, in the same order
+  WHEN kind = 'ulid as hex text' THEN 'uuid stored as text'
+  WHEN kind = 'ulid as text' THEN 'ulid stored as text'
+  WHEN kind IN ('random text', 'content hash') THEN 'random text key'
+  -- Integers in another type than an integer's (numeric, text, varchar: key_form names the type
+  -- where the values are integers) that takes more than bigint's 8 bytes a key in the rows.
+  WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')
+   AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
+    THEN 'integers stored wide'
+  WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression')
+    THEN CASE WHEN s.tiny THEN 'too small to judge' ELSE 'keys land at random' END
+  WHEN density < s.low AND NOT s.tiny THEN 'low leaf density'
+  WHEN density < s.low THEN 'too small to judge'
+  ELSE 'ok'
+END
+FROM (SELECT coalesce(keybench.audit_too_small(leaf_pages, index_bytes, row_estimate, key_bytes), false) AS tiny,
+             keybench.audit_low_density() AS low) s
+$$;
+
+-- The foreign keys that point at an audited key (its table in schema `schema_name`, or any when
+-- NULL): the key's table, unique index and first column with its type; the child table, the
+-- constraint, its columns and the first one's type; the smallest index of the child whose leading
+-- columns are the foreign key's (none: every DELETE or key UPDATE of the parent scans the child, and
+-- so does each row's check of an ON DELETE action); and the checks: an index on the child, and the
+-- child column's type the key's.
+CREATE FUNCTION keybench.audit_references(schema_name text)
+RETURNS TABLE (key_schema text, key_table text, key_index text, key_index_oid oid, key_column text,
+               key_type text, child_schema text, child_table text, child_oid oid, "constraint" text,
+               child_columns text, child_type text, child_index text, child_index_oid oid,
+               child_index_bytes bigint, finding text)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+SELECT kn.nspname::text, kt.relname::text, ki.relname::text, ki.oid, ka.attname::text,
+       format_type(ka.atttypid, ka.atttypmod),
+       cn.nspname::text, ct.relname::text, ct.oid, c.conname::text,
+       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
+        FROM unnest(c.conkey) WITH ORDINALITY k(attnum, ord)
+        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum),
+       format_type(ca.atttypid, ca.atttypmod),
+       ix.relname::text, ix.oid, pg_relation_size(ix.oid),
+       CASE
+         WHEN ix.oid IS NULL AND ca.atttypid <> ka.atttypid THEN 'foreign key without an index, of another type than the key'
+         WHEN ix.oid IS NULL THEN 'foreign key without an index'
+         WHEN ca.atttypid <> ka.atttypid THEN 'foreign key of another type than the key'
+         ELSE 'ok'
+       END
+FROM pg_constraint c
+JOIN pg_class kt ON kt.oid = c.confrelid
+JOIN pg_namespace kn ON kn.oid = kt.relnamespace
+JOIN pg_class ki ON ki.oid = c.conindid
+JOIN pg_attribute ka ON ka.attrelid = c.confrelid AND ka.attnum = c.confkey[1]
+JOIN pg_class ct ON ct.oid = c.conrelid
+JOIN pg_namespace cn ON cn.oid = ct.relnamespace
+JOIN pg_attribute ca ON ca.attrelid = c.conrelid AND ca.attnum = c.conkey[1]
+LEFT JOIN LATERAL (
+  SELECT i.indexrelid AS oid, ic.relname
+  FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+  WHERE i.indrelid = c.conrelid AND i.indisvalid
+    AND (SELECT array_agg(x ORDER BY x) FROM unnest(i.indkey[0:cardinality(c.conkey) - 1]) x)
+        = (SELECT array_agg(x ORDER BY x) FROM unnest(c.conkey) x)
+  ORDER BY pg_relation_size(i.indexrelid), i.indexrelid
+  LIMIT 1) ix ON true
+WHERE c.contype = 'f'
+  AND kn.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND (schema_name IS NULL OR kn.nspname = schema_name)
+ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname
+$$;
+
+-- @end
+-- @generated: file audit_values.sql
+-- The audit's value sample and a key's kind, in SQL (the first part of the audit's SQL is
+-- sql/audit.sql, which says who runs it):
+--   keybench.audit_value(v, is_uuid)     the form of one key value, its version and its time
+--   keybench.audit_values(table, column) a bounded sample of a key's values: their forms, versions
+--                                        and times, and whether new rows' keys land in order
+--   keybench.audit_classify(...)         the key's kind, from its default and from its values
+-- None of them writes; the sample reads a bounded number of pages.
 
 -- The form of one key value, from its text: uuid (the native type, text of 36 characters, or 32 hex
 -- digits), ULID (26 characters of Crockford's base32), KSUID, ObjectId, cuid, XID, a Firebase push
@@ -1024,7 +1156,7 @@ END $$;
 -- A key's kind, from its default (the column's default expression or identity) and from its
 -- values (keybench.audit_values' sample, or NULL): the values decide where they were sampled and
 -- recognised, since the client may make keys its default never does; the default decides
--- otherwise. Returns the kind (the labels of keybench_audit's key_kind, which src/inspect/audit.rs
+-- otherwise. Returns the kind (the labels of keybench_audit's key_kind, which src/inspect/audit/
 -- reads), how it was decided, the key's form in storage and its bytes per key, the kinds its
 -- values hold with the share of each, when the table switched from v4 to v7 keys (the first v7
 -- time the sample holds), where it holds several kinds those of its newest rows ('v7 40 of the 40
@@ -1276,119 +1408,12 @@ BEGIN
   END IF;
   RETURN NEXT;
 END $$;
-
--- The leaf pages below which an index is too small for its leaf density to say anything: a
--- B-tree's density settles only after many page splits (a random key's near 70%, an ordered key's
--- at its fillfactor), and an index of a few leaves can have any.
-CREATE FUNCTION keybench.audit_min_leaves() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$ SELECT 10 $$;
-
--- Too small to judge: fewer than audit_min_leaves leaves, measured; where they were not (density
--- not measured: measure_density => false, an index the role may not read, a Citus table), an index
--- of no more pages than that besides its meta page, or a row estimate whose keys would not fill
--- that many pages packed full (`key_bytes` a key, 16 where not sampled, and 12 bytes of tuple
--- header and line pointer each). The core's too_small is this (a test compares them); NULL where
--- nothing is known.
-CREATE FUNCTION keybench.audit_too_small(leaf_pages bigint, index_bytes bigint, row_estimate bigint,
-                                         key_bytes float8)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
-SELECT CASE WHEN leaf_pages IS NOT NULL THEN leaf_pages < keybench.audit_min_leaves()
-            ELSE index_bytes < (keybench.audit_min_leaves() + 1) * 8192::bigint
-                 OR row_estimate * (coalesce(key_bytes, 16) + 12) < keybench.audit_min_leaves() * 8192 END
-$$;
-
--- The finding's label for a key of `kind` (decided on `basis`: the default, the values, or both), whose
--- values hold `value_kinds` (NULL: one kind), whose new rows land `insert_order`, and whose index
--- has `leaf_pages` leaves at `density` percent (NULL: not measured), stored as `key_form` in
--- `key_bytes` bytes a key (NULL: not sampled), in `index_bytes` bytes for about `row_estimate`
--- rows (what the size guard reads where the leaves were not measured).
-CREATE FUNCTION keybench.audit_finding(kind text, basis text, value_kinds text, insert_order text,
-                                       leaf_pages bigint, density float8, key_form text DEFAULT NULL,
-                                       key_bytes float8 DEFAULT NULL, index_bytes bigint DEFAULT NULL,
-                                       row_estimate bigint DEFAULT NULL)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
-SELECT CASE
-  -- What the values do decides over what the kind says. An index too small to judge
-  -- (audit_too_small: fewer than audit_min_leaves leaves, 10: about 80 kB, a few thousand keys;
-  -- by its size and row estimate where its leaves were not measured) is too small for any advice
-  -- to change a generator (here, and for keys landing at random below): its density says nothing
-  -- yet, and a table that small costs nothing. A key stored in the wrong type is told so at any size.
-  WHEN s.tiny AND kind IN ('uuid v4 (random)', 'random text', 'content hash') THEN 'too small to judge'
-  -- New rows whose keys land in order (measured) are never told to change their generator,
-  -- whatever their kind's label says (a ULID written into a uuid with v4's version bits).
-  WHEN insert_order = 'in order' AND kind IN ('uuid v4 (random)', 'random text', 'content hash', 'uuid (no known version)', 'uuid v1')
-    THEN CASE WHEN density < 75 AND NOT s.tiny THEN 'low leaf density' ELSE 'ok' END
-  WHEN kind = 'uuid v4 (random)' AND basis LIKE 'default%' THEN 'random uuid default'
-  WHEN kind = 'uuid v4 (random)' THEN 'random uuid keys'
-  WHEN kind LIKE 'uuid v7%' AND value_kinds LIKE '%v4%' THEN 'switched to uuid v7'
-  WHEN kind LIKE 'uuid%as text' THEN 'uuid stored as text'
-  -- a ULID's or timeflake's 128 bits as hex: what a uuid column holds in 16 bytes, in the same order
-  WHEN kind = 'ulid as hex text' THEN 'uuid stored as text'
-  WHEN kind = 'ulid as text' THEN 'ulid stored as text'
-  WHEN kind IN ('random text', 'content hash') THEN 'random text key'
-  -- Integers in another type than an integer's (numeric, text, varchar: key_form names the type
-  -- where the values are integers) that takes more than bigint's 8 bytes a key in the rows.
-  WHEN kind IN ('identity', 'sequence', 'application-supplied integer', 'snowflake', 'snowflake-like integer')
-   AND key_form IS NOT NULL AND key_form NOT IN ('bigint', 'integer', 'smallint') AND key_bytes > 8
-    THEN 'integers stored wide'
-  WHEN insert_order = 'random' AND kind NOT IN ('composite', 'expression')
-    THEN CASE WHEN s.tiny THEN 'too small to judge' ELSE 'keys land at random' END
-  WHEN density < 75 AND NOT s.tiny THEN 'low leaf density'
-  WHEN density < 75 THEN 'too small to judge'
-  ELSE 'ok'
-END
-FROM (SELECT coalesce(keybench.audit_too_small(leaf_pages, index_bytes, row_estimate, key_bytes), false) AS tiny) s
-$$;
-
--- The foreign keys that point at an audited key (its table in schema `schema_name`, or any when
--- NULL): the key's table, unique index and first column with its type; the child table, the
--- constraint, its columns and the first one's type; the smallest index of the child whose leading
--- columns are the foreign key's (none: every DELETE or key UPDATE of the parent scans the child, and
--- so does each row's check of an ON DELETE action); and the checks: an index on the child, and the
--- child column's type the key's.
-CREATE FUNCTION keybench.audit_references(schema_name text)
-RETURNS TABLE (key_schema text, key_table text, key_index text, key_index_oid oid, key_column text,
-               key_type text, child_schema text, child_table text, child_oid oid, "constraint" text,
-               child_columns text, child_type text, child_index text, child_index_oid oid,
-               child_index_bytes bigint, finding text)
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-SELECT kn.nspname::text, kt.relname::text, ki.relname::text, ki.oid, ka.attname::text,
-       format_type(ka.atttypid, ka.atttypmod),
-       cn.nspname::text, ct.relname::text, ct.oid, c.conname::text,
-       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
-        FROM unnest(c.conkey) WITH ORDINALITY k(attnum, ord)
-        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum),
-       format_type(ca.atttypid, ca.atttypmod),
-       ix.relname::text, ix.oid, pg_relation_size(ix.oid),
-       CASE
-         WHEN ix.oid IS NULL AND ca.atttypid <> ka.atttypid THEN 'foreign key without an index, of another type than the key'
-         WHEN ix.oid IS NULL THEN 'foreign key without an index'
-         WHEN ca.atttypid <> ka.atttypid THEN 'foreign key of another type than the key'
-         ELSE 'ok'
-       END
-FROM pg_constraint c
-JOIN pg_class kt ON kt.oid = c.confrelid
-JOIN pg_namespace kn ON kn.oid = kt.relnamespace
-JOIN pg_class ki ON ki.oid = c.conindid
-JOIN pg_attribute ka ON ka.attrelid = c.confrelid AND ka.attnum = c.confkey[1]
-JOIN pg_class ct ON ct.oid = c.conrelid
-JOIN pg_namespace cn ON cn.oid = ct.relnamespace
-JOIN pg_attribute ca ON ca.attrelid = c.conrelid AND ca.attnum = c.conkey[1]
-LEFT JOIN LATERAL (
-  SELECT i.indexrelid AS oid, ic.relname
-  FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-  WHERE i.indrelid = c.conrelid AND i.indisvalid
-    AND (SELECT array_agg(x ORDER BY x) FROM unnest(i.indkey[0:cardinality(c.conkey) - 1]) x)
-        = (SELECT array_agg(x ORDER BY x) FROM unnest(c.conkey) x)
-  ORDER BY pg_relation_size(i.indexrelid), i.indexrelid
-  LIMIT 1) ix ON true
-WHERE c.contype = 'f'
-  AND kn.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND (schema_name IS NULL OR kn.nspname = schema_name)
-ORDER BY kn.nspname, kt.relname, ki.relname, cn.nspname, ct.relname, c.conname
-$$;
+-- @end
+-- @generated: file audit_capacity.sql
+-- The audit's keys that run out, in SQL (the first part of the audit's SQL is sql/audit.sql, which
+-- says who runs it; keybench_capacity in sql/capacity.sql reads them too):
+--   keybench.audit_capacity(schema)      every integer column that can run out, and what it holds
+--   keybench.audit_capacity_judge(...)   what a capacity row means: its finding and verdict
 
 -- Keys that run out: every integer column (smallint, integer, bigint) of schema `schema_name`'s
 -- tables (NULL: every schema) that can run out of values: a single-column primary key or unique
@@ -1683,8 +1708,9 @@ $$;
 -- @generated: file capacity.sql
 -- Keys that run out: keybench_capacity, the rate behind its days left, and the readings it keeps.
 -- What is read without a rate (the columns, their limits, their current values) is
--- keybench.audit_capacity and what it means keybench.audit_capacity_judge, both in sql/audit.sql,
--- which keybench_audit and keybench-audit.sql share; here, what needs a window of time.
+-- keybench.audit_capacity and what it means keybench.audit_capacity_judge, both in
+-- sql/audit_capacity.sql, which keybench_audit and keybench-audit.sql share; here, what needs a
+-- window of time.
 
 -- One reading per column and call of keybench_capacity that may write (not on a standby, not in
 -- a read-only transaction, and only for a role with INSERT here): the value the column had, the

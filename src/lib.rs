@@ -71,9 +71,19 @@ extension_sql_file!(
     requires = ["run_schema"]
 );
 extension_sql_file!(
+    "../sql/audit_values.sql",
+    name = "audit_values",
+    requires = ["run_schema", "audit_sql"]
+);
+extension_sql_file!(
+    "../sql/audit_capacity.sql",
+    name = "audit_capacity",
+    requires = ["run_schema", "audit_values"]
+);
+extension_sql_file!(
     "../sql/capacity.sql",
     name = "capacity",
-    requires = ["run_schema", "audit_sql"]
+    requires = ["run_schema", "audit_capacity"]
 );
 extension_sql_file!(
     "../sql/least_privilege.sql",

@@ -42,6 +42,33 @@ impl KeyType {
     }
 }
 
+/// How a time-ordered key carries its time, read in SQL by keybench's functions: one expression
+/// per encoding, for the kinds a run loads ([`Kind::key_time`]) and the kinds the audit recognises
+/// (`KeyKind::key_time` in [`crate::inspect::audit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyTime {
+    /// A uuid v7: milliseconds in its first 48 bits.
+    Uuidv7,
+    /// A ULID as text.
+    Ulid,
+    /// A ULID's 128 bits in a uuid.
+    UlidUuid,
+    /// A Snowflake bigint (Twitter's epoch).
+    Snowflake,
+}
+
+impl KeyTime {
+    /// The key's time as SQL: `key` an SQL expression of the key, `ext` keybench's schema.
+    pub fn sql(self, ext: &str, key: &str) -> String {
+        match self {
+            KeyTime::Uuidv7 => format!("{ext}.uuid_extract_timestamp({key})"),
+            KeyTime::Ulid => format!("{ext}.ulid_extract_timestamp({key})"),
+            KeyTime::UlidUuid => format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid({key}))"),
+            KeyTime::Snowflake => format!("{ext}.snowflake_timestamp({key})"),
+        }
+    }
+}
+
 impl Kind {
     /// The key's SQL type.
     pub fn key_type(self) -> KeyType {
@@ -179,17 +206,16 @@ impl Kind {
 
     /// The time in the key, as SQL over column `id` (time-ordered kinds only).
     pub fn key_time(self, ext: &str) -> Option<String> {
-        match self {
-            Kind::Uuidv7 | Kind::Uuidv7Native => Some(format!("{ext}.uuid_extract_timestamp(id)")),
-            Kind::Ulid => Some(format!("{ext}.ulid_extract_timestamp(id)")),
-            Kind::UlidUuid => Some(format!(
-                "{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(id))"
-            )),
-            Kind::Snowflake => Some(format!("{ext}.snowflake_timestamp(id)")),
+        let time = match self {
+            Kind::Uuidv7 | Kind::Uuidv7Native => KeyTime::Uuidv7,
+            Kind::Ulid => KeyTime::Ulid,
+            Kind::UlidUuid => KeyTime::UlidUuid,
+            Kind::Snowflake => KeyTime::Snowflake,
             Kind::Bigint | Kind::Uuidv4 | Kind::GenRandomUuid | Kind::Nanoid | Kind::Uuidv4Text => {
-                None
+                return None
             }
-        }
+        };
+        Some(time.sql(ext, "id"))
     }
 
     /// The kind's colour in every chart keybench draws (the ordered kinds blues and greens, the

@@ -6,7 +6,7 @@
 //!
 //! - [`sqlstate`]: the SQLSTATE, detail and hint every error of keybench carries
 //! - [`ident`]: identifiers quoted as PostgreSQL's quote_ident() quotes them
-//! - [`present`]: how figures are rounded for psql
+//! - [`figures`]: how figures are rounded for psql
 //! - [`sql_enum`](mod@sql_enum): enums SQL names, their lists and parsers from the enum itself
 //! - [`shared_segment`]: what the extension's shared segment holds that the core must know
 //! - [`generators`]: the cores of uuidv7 and v4, ULID, Snowflake and nanoid, their random stream
@@ -23,11 +23,11 @@
 
 pub mod experiments;
 pub mod export;
+pub mod figures;
 pub mod generators;
 pub mod ident;
 pub mod inspect;
 pub mod kind;
-pub mod present;
 pub mod read;
 pub mod run;
 pub mod shared_segment;

@@ -192,7 +192,7 @@ check "... and the other keys audited" "$(grep -v '^torn|' <<< "$audited")" "$(g
 like "... and where its child's foreign-key index fails the check, that table's place says why" \
   "^keybench-audit.sql: the foreign keys onto them were not read: invalid page in block 1 of relation .* \(SQLSTATE XX001\)" \
   "$(cat "$plain_out.csv")"
-# The extension's own per-key containment (src/inspect/audit.rs, not_audited): its density scan of
+# The extension's own per-key containment (src/inspect/audit/key.rs, not_audited): its density scan of
 # the index fails on that page.
 got=$(psql -d broken -c "SELECT table_name || '|' || finding || '|' || kind_basis || '|' || sources FROM keybench_audit() ORDER BY 1")
 like "keybench_audit: that key's row is 'not audited', with the error in sources" \

@@ -1,4 +1,4 @@
--- The WAL from $1 to $2 by relation file of this database (src/inspect/sample.rs), through
+-- The WAL from $1 to $2 by relation file of this database (src/inspect/wal_sample.rs), through
 -- pg_walinspect's pg_get_wal_block_info (1.1, PostgreSQL 16 and later; @walinspect@ is its
 -- schema): each record's whole length goes to the relation of its first block (block 0), each
 -- block's full-page image to its own relation. Its columns are read by name.

@@ -9,7 +9,7 @@ pub use keybench_core::experiments::cost::*;
 mod sql {
     use super::*;
     use crate::pg::error::OrRaise;
-    use crate::pg::present::round_to;
+    use crate::pg::figures::round_to;
     use pgrx::prelude::*;
     use std::time::Instant;
 

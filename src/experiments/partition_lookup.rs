@@ -8,7 +8,7 @@
 //! Everything is created in the caller's transaction, so an error or a cancel leaves nothing.
 
 use crate::pg::error::raise;
-use crate::pg::present::round_to;
+use crate::pg::figures::round_to;
 use crate::pg::spi;
 use crate::pg::spi::OrError;
 use keybench_core::experiments::partition_lookup::*;

@@ -142,7 +142,7 @@ mod sql {
         };
         let identity = identity.unwrap_or_default();
         // The key's kind as keybench_audit decides it: from its default and, where the caller
-        // may read the table, a bounded sample of its values (sql/audit.sql).
+        // may read the table, a bounded sample of its values (sql/audit_values.sql).
         let vals = selectable
             .then(|| {
                 crate::pg::spi::one::<pgrx::JsonB>(

@@ -19,7 +19,7 @@ use super::state::Summary;
 use super::*;
 use crate::kind::run_table_names;
 use crate::pg::error::{no_null_elements, raise, required};
-use crate::pg::present::{round_to, seconds, size_pretty};
+use crate::pg::figures::{round_to, seconds, size_pretty};
 use crate::pg::spi::{extension_schema, one as spi_one, row, run as spi_run};
 use crate::replicas::replay;
 use crate::run_records::kept_run;

@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::kind::KeyType;
-use crate::pg::present::size_pretty;
+use crate::pg::figures::size_pretty;
 use crate::pg::spi::{one as spi_one, row};
 pub use keybench_core::run::disk::*;
 use pgrx::prelude::*;

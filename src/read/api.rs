@@ -6,7 +6,7 @@ use super::state::ReadSummary;
 use super::*;
 use crate::kind::{run_table_names, UnknownKind};
 use crate::pg::error::{raise, required};
-use crate::pg::present::{round_to, seconds};
+use crate::pg::figures::{round_to, seconds};
 use crate::pg::spi::{extension_schema, one as spi_one};
 use crate::run_records::kept_run;
 use crate::workers::leader::{check_privileges, check_spare_workers, drive, hold_extension};

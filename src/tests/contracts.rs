@@ -128,7 +128,7 @@ mod tests {
             .flat_map(|b| [b, -b])
         {
             assert_eq!(
-                keybench_core::present::size_pretty(b),
+                keybench_core::figures::size_pretty(b),
                 one::<String>(&format!("SELECT pg_size_pretty({b}::bigint)")),
                 "{b} bytes"
             );
@@ -219,6 +219,38 @@ mod tests {
             one::<i32>("SELECT keybench.audit_min_leaves()") as i64,
             keybench_core::inspect::audit::MIN_LEAVES
         );
+    }
+
+    /// keybench.audit_low_density (sql/audit.sql, what audit_finding reads) is the core's
+    /// LOW_DENSITY_PCT (what the decision and the plan read): the same value, and at densities
+    /// around it audit_finding's `low leaf density` is where the core's decision finds a cause.
+    #[pg_test]
+    fn audit_low_density_is_the_cores() {
+        use keybench_core::inspect::audit::{decide, Facts, Finding, KeyKind, LOW_DENSITY_PCT};
+        assert_eq!(
+            one::<f64>("SELECT keybench.audit_low_density()"),
+            LOW_DENSITY_PCT
+        );
+        for density in [0.0, 50.0, LOW_DENSITY_PCT - 0.01, LOW_DENSITY_PCT, 90.0] {
+            let finding = crate::pg::spi::one::<String>(
+                "SELECT keybench.audit_finding('identity', 'default', NULL, 'in order', 5000, $1)",
+                &[density.into()],
+            );
+            let facts = Facts {
+                density: Some(density),
+                leaf_pages: Some(5000),
+                index_bytes: 5001 * 8192,
+                insert_order: "in order".into(),
+                ..Facts::default()
+            };
+            let low = decide(KeyKind::Identity, &facts).cause.is_some();
+            assert_eq!(
+                finding.as_deref() == Some(Finding::LowLeafDensity.label()),
+                low,
+                "{density}: {finding:?}"
+            );
+            assert_eq!(low, density < LOW_DENSITY_PCT, "{density}");
+        }
     }
 
     /// keybench.audit_too_small (sql/audit.sql, what audit_finding reads) and the core's too_small

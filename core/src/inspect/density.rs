@@ -4,7 +4,7 @@
 //! The core reads raw page images (`&[u8]`), so it is unit-tested on synthetic pages; the SQL layer
 //! reads the index through shared buffers with a bulk-read ring, one share-locked page at a time.
 
-use crate::present::round_to;
+use crate::figures::round_to;
 use crate::sqlstate::{SqlError, SqlState};
 
 /// Size of the page header (`SizeOfPageHeaderData`).

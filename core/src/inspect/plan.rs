@@ -17,7 +17,7 @@
 //! The statements are built here (pure Rust, unit tested) from what the catalog says of the
 //! table; every identifier is quoted by construction.
 
-use super::audit::KeyKind;
+use super::audit::{KeyKind, LOW_DENSITY_PCT};
 use super::widen::Widen;
 
 /// What the plan needs to know of a table.
@@ -116,7 +116,7 @@ fn mb(bytes: f64) -> String {
 /// A REINDEX of a sparse index, with its expected size.
 fn reindex(s: &Subject) -> Option<Step> {
     let d = s.density?;
-    (d < 75.0).then(|| Step {
+    (d < LOW_DENSITY_PCT).then(|| Step {
         action: format!("rebuild {} at 90% full leaves", s.index),
         statement: format!("REINDEX INDEX CONCURRENTLY {}", s.index),
         note: format!(

@@ -2,7 +2,7 @@
 //! places and free space, and refuses a load that would not fit), and the floor that stops one.
 
 use super::*;
-use crate::present::size_pretty;
+use crate::figures::size_pretty;
 use std::os::unix::fs::MetadataExt;
 
 /// The server's block size (the extension checks it at compile time).

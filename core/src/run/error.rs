@@ -1,9 +1,9 @@
 //! What can be wrong with a run: the limits of its arguments, [`RunError`], and how each error
 //! surfaces in SQL (its SQLSTATE, detail and hint).
 
+use crate::figures::size_pretty;
 use crate::ident::quote_ident;
 use crate::kind::UnknownKind;
-use crate::present::size_pretty;
 use crate::shared_segment::MAX_WORKERS;
 use crate::sqlstate::{SqlError, SqlState};
 

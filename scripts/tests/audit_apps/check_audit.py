@@ -32,6 +32,9 @@ import sys
 import psycopg2
 import psycopg2.extras
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kbtest import Tap, connect
+
 NAME = "audit-apps"
 # How the audit measures the order (keybench.audit_values, keybench.audit_classify): it samples the
 # rows of up to SAMPLE_PAGES heap pages spread evenly over the table and of its last TAIL_PAGES; the
@@ -145,22 +148,9 @@ FINDINGS = {
 }
 MIN_LEAVES = 10  # keybench.audit_min_leaves(): below it an index is too small for its density to judge
 
-failed = False
+tap = Tap(NAME)
+ok, not_ok = tap.ok, tap.not_ok
 out_lines = []
-
-
-def ok(msg):
-    print(f"ok - {NAME}: {msg}")
-
-
-def not_ok(msg):
-    global failed
-    failed = True
-    print(f"not ok - {NAME}: {msg}")
-
-
-def connect(db):
-    return psycopg2.connect(dbname=db, host=os.environ["PGHOST"], port=os.environ["PGPORT"], user=os.environ.get("PGUSER", "postgres"))
 
 
 def base_type(t):
@@ -530,7 +520,7 @@ def main(path, out_dir):
                              "child_indexed", "parent_kind", "child_rows", "child_index", "child_index_bytes", "finding", "result"]) + "\n")
         out.writelines("\t".join(str(x) for x in r) + "\n" for r in refs_tsv)
     write_markdown(os.path.join(out_dir, "audit-tables.md"), md_keys, md_refs)
-    return 1 if failed else 0
+    return tap.status()
 
 
 sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -11,7 +11,8 @@ import collections
 import os
 import sys
 
-import psycopg2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kbtest import Tap, connect
 
 NAME = "audit-apps"
 UUID36 = "^[0-9a-f]{{8}}-[0-9a-f]{{4}}-{v}[0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$"
@@ -74,21 +75,8 @@ CATALOG = {
     "sequence": "pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%%'",
 }
 
-failed = False
-
-
-def ok(msg):
-    print(f"ok - {NAME}: {msg}")
-
-
-def not_ok(msg):
-    global failed
-    failed = True
-    print(f"not ok - {NAME}: {msg}")
-
-
-def connect(db):
-    return psycopg2.connect(dbname=db, host=os.environ["PGHOST"], port=os.environ["PGPORT"], user=os.environ.get("PGUSER", "postgres"))
+tap = Tap(NAME)
+ok, not_ok = tap.ok, tap.not_ok
 
 
 KEYS_SQL = """
@@ -183,7 +171,7 @@ def main(path):
         if not problems:
             ok(f"{db}: its {len(want)} foreign keys are those of expected.tsv (child columns, types, child index)")
         conn.close()
-    return 1 if failed else 0
+    return tap.status()
 
 
 sys.exit(main(sys.argv[1]))

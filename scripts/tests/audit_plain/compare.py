@@ -13,11 +13,15 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kbtest import Tap, audit_tables
+
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 name, plain_file, db = args[:3]
 schema = args[3] if len(args) > 3 else ""
 psql = os.path.join(os.environ.get("PGBIN", ""), "psql")
-failed = False
+tap = Tap(name)
+ok, not_ok = tap.ok, tap.not_ok
 
 # The columns the plain-SQL audit fills, compared as they print.
 KEY_COLUMNS = ["constraint_kind", "key_columns", "key_default", "key_kind", "kind_basis", "key_form",
@@ -29,34 +33,9 @@ REF_COLUMNS = ["key_schema", "key_table", "key_index", "key_column", "key_type",
                "child_avg_leaf_density", "child_leaf_fragmentation", "finding"]
 
 
-def ok(msg):
-    print(f"ok - {name}: {msg}")
-
-
-def not_ok(msg):
-    global failed
-    failed = True
-    print(f"not ok - {name}: {msg}")
-
-
 def run(cmd, input_text=None):
     p = subprocess.run(cmd, capture_output=True, text=True, input=input_text, check=False)
     return p.returncode, p.stdout, p.stderr
-
-
-def tables(text):
-    """psql --csv output of several statements, split at the file's \\echo lines."""
-    out, cur, title = {}, [], None
-    for line in text.splitlines():
-        if line.startswith("keybench-audit.sql: "):
-            if title is not None:
-                out[title] = cur
-            title, cur = line[len("keybench-audit.sql: "):], []
-        elif title is not None:
-            cur.append(line)
-    if title is not None:
-        out[title] = cur
-    return {t: list(csv.DictReader(io.StringIO("\n".join(lines)))) for t, lines in out.items()}
 
 
 def query(sql):
@@ -70,7 +49,7 @@ code, out, err = run([psql, "-X", "-d", db, "--csv", "-v", f"schema={schema}", "
 if code != 0:
     not_ok(f"keybench-audit.sql ran (exit {code}: {err.strip()[:400]})")
     sys.exit(1)
-plain = tables(out)
+plain = {t: rows for t, (_, rows) in audit_tables(out).items()}
 keys = plain.get("the keys", [])
 refs = plain.get("the foreign keys onto them", [])
 ok(f"keybench-audit.sql ran without keybench, as {os.environ.get('PGUSER', '')}: {len(keys)} keys, {len(refs)} foreign keys")
@@ -82,7 +61,7 @@ if "--plain-only" in sys.argv:
         ok("every key has a kind, an order and a finding")
     else:
         not_ok(f"keys without a kind, an order or a finding: {keys}")
-    sys.exit(1 if failed else 0)
+    sys.exit(tap.status())
 
 sch = f"'{schema}'" if schema else "NULL"
 ext_keys = query(f"SELECT * FROM keybench_audit({sch})")
@@ -127,4 +106,4 @@ if rdiffs:
     not_ok("every foreign key's columns equal (" + "; ".join(rdiffs[:12]) + ")")
 else:
     ok(f"the same {len(pr)} foreign keys, every column equal to keybench_audit_references'")
-sys.exit(1 if failed else 0)
+sys.exit(tap.status())

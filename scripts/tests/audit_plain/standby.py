@@ -8,15 +8,17 @@ sample must be NULL, and the last table must name them with the reason. Prints o
 Usage: standby.py NAME PLAIN_SQL_FILE DATABASE PRIMARY_HOST PRIMARY_PORT STANDBY_HOST STANDBY_PORT
        (psql from $PGBIN; PGUSER set)
 """
-import csv
-import io
 import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kbtest import Tap, audit_tables
+
 name, plain_file, db, phost, pport, shost, sport = sys.argv[1:8]
 psql = os.path.join(os.environ.get("PGBIN", ""), "psql")
-failed = False
+tap = Tap(name)
+ok, not_ok = tap.ok, tap.not_ok
 
 # What a standby reads as the primary does: the catalog, the sizes, pgstatindex's pages.
 CATALOG = ["constraint_kind", "key_columns", "key_default", "row_estimate", "index_bytes",
@@ -28,43 +30,13 @@ FROM_VALUES = ["key_kind", "kind_basis", "key_form", "key_bytes", "value_kinds",
                "newest_rank", "finding"]
 
 
-def ok(msg):
-    print(f"ok - {name}: {msg}")
-
-
-def not_ok(msg):
-    global failed
-    failed = True
-    print(f"not ok - {name}: {msg}")
-
-
-def tables(text):
-    """psql --csv output of several statements, split at the file's \\echo lines: title -> (header, rows)."""
-    out, cur, title = {}, [], None
-    for line in text.splitlines():
-        if line.startswith("keybench-audit.sql: "):
-            if title is not None:
-                out[title] = cur
-            title, cur = line[len("keybench-audit.sql: "):], []
-        elif title is not None:
-            cur.append(line)
-    if title is not None:
-        out[title] = cur
-    result = {}
-    for t, lines in out.items():
-        r = csv.DictReader(io.StringIO("\n".join(lines)))
-        rows = list(r)
-        result[t] = (r.fieldnames or [], rows)
-    return result
-
-
 def audit(host, port, where, *options):
     p = subprocess.run([psql, "-X", "-h", host, "-p", port, "-d", db, "--csv", *options, "-f", plain_file],
                        capture_output=True, text=True, check=False)
     if p.returncode != 0:
         not_ok(f"keybench-audit.sql on the {where} ended with psql's status {p.returncode}: {p.stderr.strip()[:400]}")
         sys.exit(1)
-    return tables(p.stdout)
+    return audit_tables(p.stdout)
 
 
 primary = audit(phost, pport, "primary")
@@ -157,4 +129,4 @@ if left == "t":
     ok("the standby is still in recovery after the audit")
 else:
     not_ok(f"pg_is_in_recovery() on the standby: {left!r}")
-sys.exit(1 if failed else 0)
+sys.exit(tap.status())

@@ -15,8 +15,8 @@ pub struct CostInputs {
     /// Seconds the figures cover, and whether they are a sample's.
     pub seconds: Option<f64>,
     pub sampled: bool,
-    pub index_wal: Option<crate::inspect::sample::RelWal>,
-    pub table_wal: Option<crate::inspect::sample::RelWal>,
+    pub index_wal: Option<crate::inspect::wal_sample::RelWal>,
+    pub table_wal: Option<crate::inspect::wal_sample::RelWal>,
     pub server_wal_bytes: Option<i64>,
     pub inserted: Option<i64>,
     pub blocks_read: Option<i64>,
@@ -26,7 +26,7 @@ pub struct CostInputs {
     /// The foreign-key indexes of the children: their bytes together, their WAL in the window,
     /// and the bytes they grow by a day (each child's inserts at its index's bytes per row).
     pub child_index_bytes: i64,
-    pub child_wal: Option<crate::inspect::sample::RelWal>,
+    pub child_wal: Option<crate::inspect::wal_sample::RelWal>,
     pub child_growth_per_day: Option<f64>,
 }
 
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn what_a_random_key_costs() {
         let wal = |w, f, n| {
-            Some(crate::inspect::sample::RelWal {
+            Some(crate::inspect::wal_sample::RelWal {
                 wal_bytes: w,
                 fpi_bytes: f,
                 fpi_count: n,

@@ -3,7 +3,7 @@
 //! the cause of a low leaf density, whether a REINDEX would hold, and whether the key may be told
 //! to change its generator. [`super::verdict`](mod@super::verdict) only words it.
 
-use super::finding::MIN_LEAVES;
+use super::finding::{LOW_DENSITY_PCT, MIN_LEAVES};
 use super::kind::KeyKind;
 
 /// The figures a verdict rests on.
@@ -212,7 +212,7 @@ pub enum ChurnBasis {
     Counters(Churn),
 }
 
-/// Why an index's leaves are below 75% full: the causes, in the order they are looked for.
+/// Why an index's leaves are below [`LOW_DENSITY_PCT`] full: the causes, in the order they are looked for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cause {
     /// uuid v1 in a uuid column: its clock's low 32 bits come first, so its keys wrap every
@@ -287,7 +287,7 @@ pub fn too_small(
 pub fn decide(kind: KeyKind, f: &Facts) -> Decision {
     let order = OrderBasis::of(kind, f);
     let too_small = too_small(f.leaf_pages, f.index_bytes, f.rows, f.key_bytes);
-    let low = f.density.is_some_and(|d| d < 75.0) && !too_small;
+    let low = f.density.is_some_and(|d| d < LOW_DENSITY_PCT) && !too_small;
     let cause = low.then(|| cause(kind, f, order));
     let reindex_holds = order.appends()
         && matches!(

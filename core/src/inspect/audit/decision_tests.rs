@@ -53,7 +53,7 @@ fn no_ordered_or_unmeasured_key_is_told_to_switch() {
     ];
     let mut causes = std::collections::BTreeSet::new();
     let mut walked = 0;
-    for kind in KeyKind::ALL {
+    for &kind in KeyKind::ALL {
         for order in Order::ALL {
             for basis in ["default", "values: 400 rows from 34 pages"] {
                 for density in [None, Some(60.0), Some(90.0)] {
@@ -110,7 +110,7 @@ fn no_ordered_or_unmeasured_key_is_told_to_switch() {
                                         && !random_by_values(kind);
                                     let held_back = ordered || unmeasured || d.too_small;
                                     assert!(!(held_back && d.may_switch), "{kind:?} {f:?}: {d:?}");
-                                    for finding in Finding::ALL {
+                                    for &finding in Finding::ALL {
                                         walked += 1;
                                         let v = verdict(kind, finding, &f);
                                         let lower = v.to_lowercase();

@@ -1,72 +1,62 @@
 //! The finding as sql/audit.sql's `keybench.audit_finding` labels it, the size below which no
 //! finding judges density, and one row of keybench_audit.
 
-/// The finding: keybench_audit's `finding`, as sql/audit.sql's `keybench.audit_finding` labels it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Finding {
-    RandomUuidDefault,
-    RandomUuidKeys,
-    SwitchedToV7,
-    UuidText,
-    UlidText,
-    RandomText,
-    WideIntegers,
-    KeysLandAtRandom,
-    LowLeafDensity,
-    TooSmallToJudge,
-    Ok,
-    /// The key's audit failed (keybench_audit's own: the error is in the verdict and sources; the
-    /// other keys are audited).
-    NotAudited,
-    /// An integer key (or its sequence) runs out of values: keybench.audit_capacity_judge's
-    /// `runs out` or `wraps onto used keys`, which outranks every other finding; its verdict is the
-    /// capacity's, put before the key's own.
-    RunsOut,
+crate::sql_enum! {
+    /// The finding: keybench_audit's `finding`, as sql/audit.sql's `keybench.audit_finding` labels it.
+    pub enum Finding {
+        #[strum(serialize = "random uuid default")]
+        RandomUuidDefault,
+        #[strum(serialize = "random uuid keys")]
+        RandomUuidKeys,
+        #[strum(serialize = "switched to uuid v7")]
+        SwitchedToV7,
+        #[strum(serialize = "uuid stored as text")]
+        UuidText,
+        #[strum(serialize = "ulid stored as text")]
+        UlidText,
+        #[strum(serialize = "random text key")]
+        RandomText,
+        #[strum(serialize = "integers stored wide")]
+        WideIntegers,
+        #[strum(serialize = "keys land at random")]
+        KeysLandAtRandom,
+        #[strum(serialize = "low leaf density")]
+        LowLeafDensity,
+        #[strum(serialize = "too small to judge")]
+        TooSmallToJudge,
+        #[strum(serialize = "ok")]
+        Ok,
+        /// The key's audit failed (keybench_audit's own: the error is in the verdict and sources; the
+        /// other keys are audited).
+        #[strum(serialize = "not audited")]
+        NotAudited,
+        /// An integer key (or its sequence) runs out of values: keybench.audit_capacity_judge's
+        /// `runs out` or `wraps onto used keys`, which outranks every other finding; its verdict is the
+        /// capacity's, put before the key's own.
+        #[strum(serialize = "key runs out")]
+        RunsOut,
+    }
 }
 
 impl Finding {
-    pub const ALL: [Finding; 13] = [
-        Finding::RandomUuidDefault,
-        Finding::RandomUuidKeys,
-        Finding::SwitchedToV7,
-        Finding::UuidText,
-        Finding::UlidText,
-        Finding::RandomText,
-        Finding::WideIntegers,
-        Finding::KeysLandAtRandom,
-        Finding::LowLeafDensity,
-        Finding::TooSmallToJudge,
-        Finding::Ok,
-        Finding::NotAudited,
-        Finding::RunsOut,
-    ];
-
+    /// The label SQL gives it (its `name()`).
     pub fn label(self) -> &'static str {
-        match self {
-            Finding::RandomUuidDefault => "random uuid default",
-            Finding::RandomUuidKeys => "random uuid keys",
-            Finding::SwitchedToV7 => "switched to uuid v7",
-            Finding::UuidText => "uuid stored as text",
-            Finding::UlidText => "ulid stored as text",
-            Finding::RandomText => "random text key",
-            Finding::WideIntegers => "integers stored wide",
-            Finding::KeysLandAtRandom => "keys land at random",
-            Finding::LowLeafDensity => "low leaf density",
-            Finding::TooSmallToJudge => "too small to judge",
-            Finding::Ok => "ok",
-            Finding::NotAudited => "not audited",
-            Finding::RunsOut => "key runs out",
-        }
+        self.name()
     }
 
     pub fn from_label(label: &str) -> Option<Finding> {
-        Finding::ALL.into_iter().find(|f| f.label() == label)
+        Finding::ALL.iter().copied().find(|f| f.label() == label)
     }
 }
 
 /// Leaf pages below which an index's density is not judged (sql/audit.sql's
 /// `keybench.audit_min_leaves()`; a test checks the two agree).
 pub const MIN_LEAVES: i64 = 10;
+
+/// Leaf density, in percent, below which an index's leaves are low: the finding `low leaf density`,
+/// the search for its cause, the plan's REINDEX (sql/audit.sql's `keybench.audit_low_density()`;
+/// a test checks the two agree).
+pub const LOW_DENSITY_PCT: f64 = 75.0;
 
 /// One row of keybench_audit, by column name: the composite type keybench.audit (sql/audit.sql)
 /// has these attributes in this order (a test checks it), and the extension writes each row as

@@ -1,131 +1,103 @@
-//! What a key is: its kind as sql/audit.sql's `keybench.audit_classify` labels it, and the facts
-//! of each kind the decision and the cost read (random or not, its time unit, where its time is).
+//! What a key is: its kind as `keybench.audit_classify` (sql/audit_values.sql) labels it, and the
+//! facts of each kind the decision and the cost read (random or not, its time unit, where its time
+//! is).
 
-/// How a key gets its values: keybench_audit's `key_kind`, as sql/audit.sql's
-/// `keybench.audit_classify` labels it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
-    Identity,
-    Sequence,
-    UuidV4,
-    UuidV7,
-    UuidV1,
-    UuidV6,
-    UuidV8,
-    /// A uuid whose variant is not RFC 9562's (and whose first bits are no time), or of a version
-    /// RFC 9562 does not define or whose order it does not give (v2, v3, v5).
-    UuidOther,
-    UuidV4Text,
-    UuidV7Text,
-    /// A uuid of another version stored as text.
-    UuidOtherText,
-    UlidUuid,
-    UlidText,
-    Snowflake,
-    /// A bigint whose top bits look like a time, from an epoch other than Twitter's.
-    SnowflakeLike,
-    /// Text of 27 base62 characters: a KSUID, seconds since 2014-05-13 then 128 random bits.
-    Ksuid,
-    /// A MongoDB ObjectId as 24 hex digits: seconds, then random and a counter.
-    ObjectIdText,
-    /// A cuid (v1): 'c', the time in milliseconds in base36, a counter, a fingerprint, random.
-    Cuid,
-    /// An XID: 20 characters of base32hex, seconds first, then machine, process and counter.
-    Xid,
-    /// A Firebase push id: 20 characters, milliseconds in the first 8, then 72 random bits.
-    PushId,
-    /// Text of no known family that begins with a Unix time in seconds (10 decimal digits).
-    TimeTextSeconds,
-    /// Text of no known family that begins with a Unix time in milliseconds (13 decimal digits).
-    TimeTextMillis,
-    /// A ULID's (or a timeflake's) 128 bits as hex text: milliseconds in the first 48 bits.
-    UlidHexText,
-    /// ULIDs (or TypeIDs) after several prefixes in one column: each prefix an append point.
-    UlidPerPrefix,
-    /// 40 or 64 hex digits: a SHA-1's or a SHA-256's length, random.
-    ContentHash,
-    RandomText,
-    /// Integers the application supplies (no default), with no time in them.
-    Integer,
-    Expression,
-    Composite,
-    ApplicationSupplied,
+use crate::kind::KeyTime;
+
+crate::sql_enum! {
+    /// How a key gets its values: keybench_audit's `key_kind`, as sql/audit_values.sql's
+    /// `keybench.audit_classify` labels it.
+    pub enum KeyKind {
+        #[strum(serialize = "identity")]
+        Identity,
+        #[strum(serialize = "sequence")]
+        Sequence,
+        #[strum(serialize = "uuid v4 (random)")]
+        UuidV4,
+        #[strum(serialize = "uuid v7")]
+        UuidV7,
+        #[strum(serialize = "uuid v1")]
+        UuidV1,
+        #[strum(serialize = "uuid v6")]
+        UuidV6,
+        #[strum(serialize = "uuid v8")]
+        UuidV8,
+        /// A uuid whose variant is not RFC 9562's (and whose first bits are no time), or of a version
+        /// RFC 9562 does not define or whose order it does not give (v2, v3, v5).
+        #[strum(serialize = "uuid (no known version)")]
+        UuidOther,
+        #[strum(serialize = "uuid v4 as text")]
+        UuidV4Text,
+        #[strum(serialize = "uuid v7 as text")]
+        UuidV7Text,
+        /// A uuid of another version stored as text.
+        #[strum(serialize = "uuid as text")]
+        UuidOtherText,
+        #[strum(serialize = "ulid as uuid")]
+        UlidUuid,
+        #[strum(serialize = "ulid as text")]
+        UlidText,
+        #[strum(serialize = "snowflake")]
+        Snowflake,
+        /// A bigint whose top bits look like a time, from an epoch other than Twitter's.
+        #[strum(serialize = "snowflake-like integer")]
+        SnowflakeLike,
+        /// Text of 27 base62 characters: a KSUID, seconds since 2014-05-13 then 128 random bits.
+        #[strum(serialize = "ksuid")]
+        Ksuid,
+        /// A MongoDB ObjectId as 24 hex digits: seconds, then random and a counter.
+        #[strum(serialize = "objectid as text")]
+        ObjectIdText,
+        /// A cuid (v1): 'c', the time in milliseconds in base36, a counter, a fingerprint, random.
+        #[strum(serialize = "cuid")]
+        Cuid,
+        /// An XID: 20 characters of base32hex, seconds first, then machine, process and counter.
+        #[strum(serialize = "xid")]
+        Xid,
+        /// A Firebase push id: 20 characters, milliseconds in the first 8, then 72 random bits.
+        #[strum(serialize = "firebase push id")]
+        PushId,
+        /// Text of no known family that begins with a Unix time in seconds (10 decimal digits).
+        #[strum(serialize = "time-prefixed text (seconds)")]
+        TimeTextSeconds,
+        /// Text of no known family that begins with a Unix time in milliseconds (13 decimal digits).
+        #[strum(serialize = "time-prefixed text (milliseconds)")]
+        TimeTextMillis,
+        /// A ULID's (or a timeflake's) 128 bits as hex text: milliseconds in the first 48 bits.
+        #[strum(serialize = "ulid as hex text")]
+        UlidHexText,
+        /// ULIDs (or TypeIDs) after several prefixes in one column: each prefix an append point.
+        #[strum(serialize = "ulid as text, per prefix")]
+        UlidPerPrefix,
+        /// 40 or 64 hex digits: a SHA-1's or a SHA-256's length, random.
+        #[strum(serialize = "content hash")]
+        ContentHash,
+        #[strum(serialize = "random text")]
+        RandomText,
+        /// Integers the application supplies (no default), with no time in them.
+        #[strum(serialize = "application-supplied integer")]
+        Integer,
+        #[strum(serialize = "expression")]
+        Expression,
+        #[strum(serialize = "composite")]
+        Composite,
+        #[strum(serialize = "application-supplied")]
+        ApplicationSupplied,
+    }
 }
 
 impl KeyKind {
-    pub const ALL: [KeyKind; 30] = [
-        KeyKind::Identity,
-        KeyKind::Sequence,
-        KeyKind::UuidV4,
-        KeyKind::UuidV7,
-        KeyKind::UuidV1,
-        KeyKind::UuidV6,
-        KeyKind::UuidV8,
-        KeyKind::UuidOther,
-        KeyKind::UuidV4Text,
-        KeyKind::UuidV7Text,
-        KeyKind::UuidOtherText,
-        KeyKind::UlidUuid,
-        KeyKind::UlidText,
-        KeyKind::Snowflake,
-        KeyKind::SnowflakeLike,
-        KeyKind::Ksuid,
-        KeyKind::ObjectIdText,
-        KeyKind::Cuid,
-        KeyKind::Xid,
-        KeyKind::PushId,
-        KeyKind::TimeTextSeconds,
-        KeyKind::TimeTextMillis,
-        KeyKind::UlidHexText,
-        KeyKind::UlidPerPrefix,
-        KeyKind::ContentHash,
-        KeyKind::RandomText,
-        KeyKind::Integer,
-        KeyKind::Expression,
-        KeyKind::Composite,
-        KeyKind::ApplicationSupplied,
-    ];
-
+    /// The label SQL gives it (its `name()`).
     pub fn label(self) -> &'static str {
-        match self {
-            KeyKind::Identity => "identity",
-            KeyKind::Sequence => "sequence",
-            KeyKind::UuidV4 => "uuid v4 (random)",
-            KeyKind::UuidV7 => "uuid v7",
-            KeyKind::UuidV1 => "uuid v1",
-            KeyKind::UuidV6 => "uuid v6",
-            KeyKind::UuidV8 => "uuid v8",
-            KeyKind::UuidOther => "uuid (no known version)",
-            KeyKind::UuidV4Text => "uuid v4 as text",
-            KeyKind::UuidV7Text => "uuid v7 as text",
-            KeyKind::UuidOtherText => "uuid as text",
-            KeyKind::UlidUuid => "ulid as uuid",
-            KeyKind::UlidText => "ulid as text",
-            KeyKind::Snowflake => "snowflake",
-            KeyKind::SnowflakeLike => "snowflake-like integer",
-            KeyKind::Ksuid => "ksuid",
-            KeyKind::ObjectIdText => "objectid as text",
-            KeyKind::Cuid => "cuid",
-            KeyKind::Xid => "xid",
-            KeyKind::PushId => "firebase push id",
-            KeyKind::TimeTextSeconds => "time-prefixed text (seconds)",
-            KeyKind::TimeTextMillis => "time-prefixed text (milliseconds)",
-            KeyKind::UlidHexText => "ulid as hex text",
-            KeyKind::UlidPerPrefix => "ulid as text, per prefix",
-            KeyKind::ContentHash => "content hash",
-            KeyKind::RandomText => "random text",
-            KeyKind::Integer => "application-supplied integer",
-            KeyKind::Expression => "expression",
-            KeyKind::Composite => "composite",
-            KeyKind::ApplicationSupplied => "application-supplied",
-        }
+        self.name()
     }
 
-    /// The kind labelled `label` by sql/audit.sql; a uuid of another version as text (`uuid v1 as
-    /// text`) is [`KeyKind::UuidOtherText`].
+    /// The kind labelled `label` by sql/audit_values.sql; a uuid of another version as text (`uuid
+    /// v1 as text`) is [`KeyKind::UuidOtherText`].
     pub fn from_label(label: &str) -> Option<KeyKind> {
         KeyKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|k| k.label() == label)
             .or_else(|| {
                 (label.starts_with("uuid ") && label.ends_with(" as text"))
@@ -205,28 +177,12 @@ impl KeyKind {
     /// kinds whose keys carry their time, in the type keybench's functions read (a Snowflake in a
     /// numeric or text column is read by none of them).
     pub fn key_time(self, ext: &str, type_name: &str) -> Option<(String, String)> {
-        // (the type keybench's functions read it from, the time, the floor function)
+        // (the type keybench's functions read it from, where the time is, the floor function)
         let (native, time, floor) = match self {
-            KeyKind::UuidV7 => (
-                type_name == "uuid",
-                format!("{ext}.uuid_extract_timestamp(k)"),
-                format!("{ext}.uuidv7_floor"),
-            ),
-            KeyKind::UlidUuid => (
-                type_name == "uuid",
-                format!("{ext}.ulid_extract_timestamp({ext}.uuid_to_ulid(k))"),
-                format!("{ext}.ulid_uuid_floor"),
-            ),
-            KeyKind::UlidText => (
-                is_text_type(type_name),
-                format!("{ext}.ulid_extract_timestamp(k)"),
-                format!("{ext}.ulid_floor"),
-            ),
-            KeyKind::Snowflake => (
-                type_name == "bigint",
-                format!("{ext}.snowflake_timestamp(k)"),
-                format!("{ext}.snowflake_floor"),
-            ),
+            KeyKind::UuidV7 => (type_name == "uuid", KeyTime::Uuidv7, "uuidv7_floor"),
+            KeyKind::UlidUuid => (type_name == "uuid", KeyTime::UlidUuid, "ulid_uuid_floor"),
+            KeyKind::UlidText => (is_text_type(type_name), KeyTime::Ulid, "ulid_floor"),
+            KeyKind::Snowflake => (type_name == "bigint", KeyTime::Snowflake, "snowflake_floor"),
             KeyKind::Identity
             | KeyKind::Sequence
             | KeyKind::UuidV4
@@ -254,7 +210,7 @@ impl KeyKind {
             | KeyKind::Composite
             | KeyKind::ApplicationSupplied => return None,
         };
-        native.then_some((time, floor))
+        native.then(|| (time.sql(ext, "k"), format!("{ext}.{floor}")))
     }
 }
 

@@ -2,8 +2,8 @@
 //! how big and how dense the index is, and a plain-language verdict drawn from the published
 //! findings, stating the figures it rests on.
 //!
-//! The key's kind and the finding's label are decided in SQL (sql/audit.sql), by the same
-//! functions the plain-SQL audit (keybench-audit.sql) runs; here, by concept:
+//! The key's kind and the finding's label are decided in SQL (sql/audit_values.sql, sql/audit.sql),
+//! by the same functions the plain-SQL audit (keybench-audit.sql) runs; here, by concept:
 //!
 //! - [`kind`]: a key's kind ([`KeyKind`]): its label, whether it lands at random, its time unit
 //!   and where its time is read

@@ -24,7 +24,7 @@ fn a_key_time_is_read_from_the_type_keybench_reads_only() {
 
 #[test]
 fn labels_round_trip() {
-    for k in KeyKind::ALL {
+    for &k in KeyKind::ALL {
         assert_eq!(KeyKind::from_label(k.label()), Some(k));
     }
     assert_eq!(
@@ -32,7 +32,7 @@ fn labels_round_trip() {
         Some(KeyKind::UuidOtherText)
     );
     assert_eq!(KeyKind::from_label("uuid v9"), None);
-    for f in Finding::ALL {
+    for &f in Finding::ALL {
         assert_eq!(Finding::from_label(f.label()), Some(f));
     }
     assert_eq!(Finding::from_label("fine"), None);

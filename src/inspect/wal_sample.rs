@@ -8,7 +8,7 @@
 //! pg_sleep does) and reads WAL only through pg_walinspect's functions as the caller's role, so a
 //! role that may not read WAL gets NULLs with the reason, never WAL it could not read itself.
 
-pub use keybench_core::inspect::sample::*;
+pub use keybench_core::inspect::wal_sample::*;
 use pgrx::prelude::*;
 use std::collections::HashMap;
 
@@ -485,7 +485,7 @@ mod sql {
                 let lost = if missed > 0 {
                     format!(
                         "; {} of it had been removed by a checkpoint before the sample could read it (58P01), so the WAL figures cover the rest",
-                        crate::pg::present::size_pretty(missed)
+                        crate::pg::figures::size_pretty(missed)
                     )
                 } else {
                     String::new()
@@ -494,7 +494,7 @@ mod sql {
                     Some(by_rel),
                     format!(
                         "WAL: {how}, over {} of the window's WAL, read in {:.2} s{lost}",
-                        crate::pg::present::size_pretty(read_bytes),
+                        crate::pg::figures::size_pretty(read_bytes),
                         read_ns as f64 / 1e9
                     ),
                 )

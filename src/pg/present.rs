@@ -1,4 +1,0 @@
-//! How results print in psql: the core's [`keybench_core::present`] (figures rounded to what they
-//! can tell, byte counts as pg_size_pretty() writes them; a test checks those against the server's).
-
-pub use keybench_core::present::*;
