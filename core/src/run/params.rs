@@ -149,11 +149,6 @@ impl Params {
         }
     }
 
-    /// Rows of the load in all its tables: the parent's and its children's.
-    pub fn all_rows(&self) -> i64 {
-        self.rows * (1 + self.children as i64 * self.rows_per_child as i64)
-    }
-
     /// The statements that create child `i`'s table `child` (schema-qualified and quoted) of the
     /// run's table `table`, whose key has SQL type `key_type`: its own bigint identity, the
     /// parent's key, a payload of the parent's width, and an index on the parent's key; with
