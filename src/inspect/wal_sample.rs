@@ -394,6 +394,21 @@ mod sql {
         let mut read_bytes = 0i64;
         let mut missed = 0i64;
         let mut read_ns = 0u128;
+        // Reads the WAL flushed since the last read (none where the reader is unavailable).
+        let mut read_flushed = || {
+            if matches!(reader, WalReader::Unavailable(_)) {
+                return;
+            }
+            let to = lsn("pg_current_wal_flush_lsn");
+            let n = lsn_diff(&to, &read_from);
+            if n > 0 {
+                let r0 = std::time::Instant::now();
+                read_or_miss(&reader, &read_from, &to, n, &mut acc, &mut missed);
+                read_ns += r0.elapsed().as_nanos();
+                read_bytes += n;
+                read_from = to;
+            }
+        };
         let t0 = std::time::Instant::now();
         let mut cut = false;
         loop {
@@ -403,33 +418,14 @@ mod sql {
             }
             crate::workers::segment::wait_on_latch((left.min(1.0) * 1000.0).ceil() as i64);
             pgrx::check_for_interrupts!();
-            if !matches!(reader, WalReader::Unavailable(_)) {
-                let to = lsn("pg_current_wal_flush_lsn");
-                let n = lsn_diff(&to, &read_from);
-                if n > 0 {
-                    let r0 = std::time::Instant::now();
-                    read_or_miss(&reader, &read_from, &to, n, &mut acc, &mut missed);
-                    read_ns += r0.elapsed().as_nanos();
-                    read_bytes += n;
-                    read_from = to;
-                }
-            }
+            read_flushed();
             if lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert) >= wal_limit {
                 cut = true;
                 break;
             }
         }
         // The rest of the window's WAL, as far as it is flushed.
-        if !matches!(reader, WalReader::Unavailable(_)) {
-            let to = lsn("pg_current_wal_flush_lsn");
-            let n = lsn_diff(&to, &read_from);
-            if n > 0 {
-                let r0 = std::time::Instant::now();
-                read_or_miss(&reader, &read_from, &to, n, &mut acc, &mut missed);
-                read_ns += r0.elapsed().as_nanos();
-                read_bytes += n;
-            }
-        }
+        read_flushed();
         let seconds = t0.elapsed().as_secs_f64();
         let server_wal = lsn_diff(&lsn("pg_current_wal_insert_lsn"), &start_insert);
         fresh_statistics();
